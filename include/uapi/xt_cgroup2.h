@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * xt_cgroup2: match packets by the cgroup v2 path of their socket.
+ * The one ABI shared by xt_cgroup2.ko and libxt_cgroup2.so.
+ */
+#ifndef _UAPI_XT_CGROUP2_H
+#define _UAPI_XT_CGROUP2_H
+
+#include <linux/types.h>
+
+/*
+ * All patterns of one rule, packed one after another, each terminated by
+ * a NUL.  2048 bytes hold a dozen or more typical service patterns and one
+ * pattern as long as a deep cgroup path, yet keep the whole match under half
+ * of the 4 KiB nft_compat can carry and small in the table blob that
+ * iptables-legacy copies on every change.
+ */
+#define XT_CGROUP2_PATTERNS_SIZE	2048
+/* At most this many patterns (--path options) in one rule. */
+#define XT_CGROUP2_MAX_PATTERNS		64
+
+enum {
+	/* Match when no pattern matches (the socket must still exist). */
+	XT_CGROUP2_INVERT	= 1 << 0,
+};
+#define XT_CGROUP2_FLAGS_MASK	XT_CGROUP2_INVERT
+
+/* Revision 0 */
+struct xt_cgroup2_info {
+	__u32	flags;		/* XT_CGROUP2_* */
+	__u16	count;		/* number of patterns in @patterns */
+	__u16	len;		/* bytes of @patterns used, last NUL included */
+	char	patterns[XT_CGROUP2_PATTERNS_SIZE];	/* unused bytes zero */
+
+	/* Kernel-private from here on: hidden from userspace by .usersize. */
+	void	*priv __attribute__((aligned(8)));
+};
+
+#endif /* _UAPI_XT_CGROUP2_H */

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* Userspace-only helpers around the pattern engine (not built into the kernel). */
+#ifndef CGROUP2_USER_H
+#define CGROUP2_USER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Find the cgroup2 mount point in /proc/self/mountinfo and store it in @buf.
+ * Returns 0, -ENOENT when cgroup2 is not mounted, or -ERANGE when @size is
+ * too small.
+ */
+int cg2_find_mount(char *buf, size_t size);
+
+/*
+ * Match the valid pattern @pat against a path string such as
+ * "system.slice/foo.service" (leading/trailing '/' ignored, "" or "/" is
+ * the root).  @subtree selects cg2_match_subtree() over cg2_match_exact().
+ * Returns 1 on match, 0 on no match, -ENOMEM.
+ */
+int cg2_match_string(const char *pat, const char *path, bool subtree);
+
+#endif /* CGROUP2_USER_H */
