@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Host unit tests of the pattern engine (lib/cgroup2_pattern.c): the same
+ * file the kernel module compiles.  One PASS/FAIL line per case.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cgroup2_pattern.h"
+#include "cgroup2_user.h"
+
+static int passed, failed;
+
+static void report(int ok, const char *what, const char *a, const char *b)
+{
+	if (ok) {
+		passed++;
+		printf("PASS %s: \"%s\" %s\n", what, a, b);
+	} else {
+		failed++;
+		printf("FAIL %s: \"%s\" %s\n", what, a, b);
+	}
+}
+
+/* pattern, path, exact?, subtree? */
+static const struct {
+	const char *pat, *path;
+	int exact, subtree;
+} matches[] = {
+	{ "system.slice/foo.service", "system.slice/foo.service", 1, 1 },
+	{ "/system.slice/foo.service", "system.slice/foo.service", 1, 1 },
+	{ "system.slice/foo.service/", "system.slice/foo.service", 1, 1 },
+	{ "system.slice/foo.service", "system.slice/foo.service/x/y", 0, 1 },
+	{ "system.slice/foo.service", "system.slice", 0, 0 },
+	{ "system.slice/foo.service", "system.slice/foo.servicex", 0, 0 },
+	{ "system.slice/foo.service", "user.slice/foo.service", 0, 0 },
+	{ "system.slice/foo", "system.slice/foo.service", 0, 0 },
+	{ "/", "", 1, 1 },
+	{ "/", "a/b", 0, 1 },
+	{ "system.slice/*.service", "system.slice/nginx.service", 1, 1 },
+	{ "system.slice/*.service", "system.slice/.service", 1, 1 },
+	{ "system.slice/*.service", "system.slice/nginx.socket", 0, 0 },
+	{ "system.slice/*.service", "system.slice/a/b.service", 0, 0 },
+	{ "system.slice/*", "system.slice", 0, 0 },
+	{ "*", "anything/below", 0, 1 },
+	{ "a*b*c", "aXXbYYc", 1, 1 },
+	{ "a*b*c", "abcbc", 1, 1 },
+	{ "a*b*c", "acb", 0, 0 },
+	{ "*a", "aaaa", 1, 1 },
+	{ "?.slice", "x.slice", 1, 1 },
+	{ "?.slice", "xy.slice", 0, 0 },
+	{ "[abc]x", "bx", 1, 1 },
+	{ "[abc]x", "dx", 0, 0 },
+	{ "[a-z]9", "q9", 1, 1 },
+	{ "[a-z]9", "Q9", 0, 0 },
+	{ "[!x]y", "ay", 1, 1 },
+	{ "[!x]y", "xy", 0, 0 },
+	{ "[^x]y", "xy", 0, 0 },
+	{ "[]]", "]", 1, 1 },
+	{ "[!]]", "]", 0, 0 },
+	{ "[a-]", "-", 1, 1 },
+	{ "[\\]]", "]", 1, 1 },
+	{ "system.slice/{nginx,php-fpm}.service", "system.slice/nginx.service", 1, 1 },
+	{ "system.slice/{nginx,php-fpm}.service", "system.slice/php-fpm.service", 1, 1 },
+	{ "system.slice/{nginx,php-fpm}.service", "system.slice/apache.service", 0, 0 },
+	{ "{web,api,worker}", "worker", 1, 1 },
+	{ "{web,api,worker}", "wor", 0, 0 },
+	{ "{,x}y", "y", 1, 1 },
+	{ "{,x}y", "xy", 1, 1 },
+	{ "{a,b}{c,d}", "bd", 1, 1 },
+	{ "{a,b}{c,d}", "bb", 0, 0 },
+	{ "{a*,b}c", "axyzc", 1, 1 },
+	{ "{[,],x}", ",", 1, 1 },
+	{ "{ab,a}b", "ab", 1, 1 },
+	{ "x{a,ab}*c", "xabzc", 1, 1 },
+	{ "a,b", "a,b", 1, 1 },
+	{ "\\*", "*", 1, 1 },
+	{ "\\*", "x", 0, 0 },
+	{ "\\{a,b\\}", "{a,b}", 1, 1 },
+	{ "user@1000.service", "user@1000.service", 1, 1 },
+	{ "user.slice/user-*.slice/user@*.service", "user.slice/user-1000.slice/user@1000.service", 1, 1 },
+	{ "user.slice/user-*.slice/**/app-firefox-*.scope", "user.slice/user-1000.slice/user@1000.service/app.slice/app-firefox-12.scope", 1, 1 },
+	{ "user.slice/user-*.slice/**/app-firefox-*.scope", "user.slice/user-1000.slice/app-firefox-1.scope", 1, 1 },
+	{ "user.slice/user-*.slice/**/app-firefox-*.scope", "user.slice/user-1000.slice/app-chrome-1.scope", 0, 0 },
+	{ "machine.slice/*/payload", "machine.slice/vm1/payload", 1, 1 },
+	{ "machine.slice/*/payload", "machine.slice/vm1/x/payload", 0, 0 },
+	{ "**", "", 1, 1 },
+	{ "**", "a/b/c", 1, 1 },
+	{ "**/x", "x", 1, 1 },
+	{ "**/x", "a/b/x", 1, 1 },
+	{ "**/x", "a/b/x/y", 0, 1 },
+	{ "**/x", "a/b/y", 0, 0 },
+	{ "a/**", "a", 1, 1 },
+	{ "a/**", "a/b/c", 1, 1 },
+	{ "a/**", "b", 0, 0 },
+	{ "a/**/z", "a/z", 1, 1 },
+	{ "a/**/z", "a/b/c/z", 1, 1 },
+	{ "a/**/z", "a/b/c/y", 0, 0 },
+	{ "a/**/b/**/c", "a/x/b/y/b/c", 1, 1 },
+	{ "a/**/b/**/c", "a/c/b", 0, 0 },
+	{ "**/**/x", "x", 1, 1 },
+	{ "a**b", "axxb", 1, 1 },
+	{ "é/*", "é/ü", 1, 1 },
+	{ "with space/x", "with space/x", 1, 1 },
+};
+
+static const struct {
+	const char *pat;
+	enum cg2_error err;
+	size_t offset;
+} invalid[] = {
+	{ "", CG2_ERR_EMPTY, 0 },
+	{ "a//b", CG2_ERR_EMPTY_COMPONENT, 2 },
+	{ "//", CG2_ERR_EMPTY_COMPONENT, 1 },
+	{ "a/./b", CG2_ERR_DOT, 2 },
+	{ "..", CG2_ERR_DOT, 0 },
+	{ "a/..", CG2_ERR_DOT, 2 },
+	{ "a/[b", CG2_ERR_BRACKET, 2 },
+	{ "[", CG2_ERR_BRACKET, 0 },
+	{ "[]", CG2_ERR_BRACKET, 0 },
+	{ "[a/b]", CG2_ERR_SLASH_IN_BRACKET, 0 },
+	{ "[z-a]", CG2_ERR_RANGE, 0 },
+	{ "x{a,b", CG2_ERR_BRACE, 1 },
+	{ "a}", CG2_ERR_STRAY_BRACE, 1 },
+	{ "{a,{b}}", CG2_ERR_NESTED_BRACE, 3 },
+	{ "{a/b}", CG2_ERR_SLASH_IN_BRACE, 0 },
+	{ "{a}{a}{a}{a}{a}{a}{a}{a}{a}", CG2_ERR_TOO_MANY_GROUPS, 24 },
+	{ "{a,b,c,d}{a,b,c,d}{a,b,c,d}{a,b,c,d}{a,b}", CG2_ERR_TOO_MANY_COMBOS, 40 },
+	{ "a\\", CG2_ERR_ESCAPE, 1 },
+	{ "a\\/b", CG2_ERR_ESCAPE, 1 },
+};
+
+static const char *const valid[] = {
+	"/", "a", "/a/", "a/b/c", "**", "[]]", "[!]]", "{}", "{,}", "a,b",
+	"{a,b,c,d}{a,b,c,d}{a,b,c,d}{a,b,c,d}", "{a}{a}{a}{a}{a}{a}{a}{a}",
+	"\\.", ".x", "...", "[.]", "a/**/b", "x]", "a-b", "[\\]]",
+};
+
+struct info_case {
+	const char *pat;
+	int literal, depth;
+	const char *path;
+};
+
+static const struct info_case infos[] = {
+	{ "/", 1, 0, "" },
+	{ "system.slice/foo.service", 1, 2, "system.slice/foo.service" },
+	{ "/a/b/", 1, 2, "a/b" },
+	{ "a\\*b/c", 1, 2, "a*b/c" },
+	{ "a*", 0, 1, NULL },
+	{ "a/?", 0, 2, NULL },
+	{ "a/[x]", 0, 2, NULL },
+	{ "{a,b}", 0, 1, NULL },
+	{ "a/**/b", 0, -1, NULL },
+};
+
+static void test_matches(void)
+{
+	char what[64];
+
+	for (size_t i = 0; i < sizeof(matches) / sizeof(matches[0]); i++) {
+		const char *pat = matches[i].pat, *path = matches[i].path;
+		int e = cg2_match_string(pat, path, false);
+		int s = cg2_match_string(pat, path, true);
+
+		if (cg2_validate(pat, strlen(pat), 2047, NULL) != CG2_OK) {
+			report(0, "valid", pat, "(rejected)");
+			continue;
+		}
+		snprintf(what, sizeof(what), "exact=%d", matches[i].exact);
+		report(e == matches[i].exact, what, pat, path);
+		snprintf(what, sizeof(what), "subtree=%d", matches[i].subtree);
+		report(s == matches[i].subtree, what, pat, path);
+	}
+}
+
+static void test_validation(void)
+{
+	char got[128];
+
+	for (size_t i = 0; i < sizeof(invalid) / sizeof(invalid[0]); i++) {
+		size_t off = ~(size_t)0;
+		enum cg2_error err = cg2_validate(invalid[i].pat,
+						  strlen(invalid[i].pat), 2047,
+						  &off);
+
+		snprintf(got, sizeof(got), "%s at %zu",
+			 cg2_strerror(err), off);
+		report(err == invalid[i].err && off == invalid[i].offset,
+		       "invalid", invalid[i].pat, got);
+	}
+	for (size_t i = 0; i < sizeof(valid) / sizeof(valid[0]); i++) {
+		enum cg2_error err = cg2_validate(valid[i], strlen(valid[i]),
+						  2047, NULL);
+
+		report(err == CG2_OK, "valid", valid[i], cg2_strerror(err));
+	}
+	/* Limits the kernel relies on: length and embedded NUL. */
+	report(cg2_validate("abcd", 4, 3, NULL) == CG2_ERR_TOO_LONG,
+	       "invalid", "abcd", "longer than 3");
+	report(cg2_validate("abc", 3, 3, NULL) == CG2_OK,
+	       "valid", "abc", "exactly 3");
+	report(cg2_validate("a\0b", 3, 10, NULL) == CG2_ERR_NUL,
+	       "invalid", "a\\0b", "NUL inside");
+	report(strcmp(cg2_strerror(CG2_ERR_MAX), "has an unknown error") == 0,
+	       "strerror", "CG2_ERR_MAX", "unknown");
+}
+
+static void test_info(void)
+{
+	char buf[256], what[64];
+
+	for (size_t i = 0; i < sizeof(infos) / sizeof(infos[0]); i++) {
+		const struct info_case *c = &infos[i];
+
+		snprintf(what, sizeof(what), "literal=%d depth=%d",
+			 c->literal, c->depth);
+		report(cg2_is_literal(c->pat) == c->literal &&
+		       cg2_depth(c->pat) == c->depth, what, c->pat, "");
+		if (c->path) {
+			cg2_literal_path(c->pat, buf, sizeof(buf));
+			report(strcmp(buf, c->path) == 0, "literal_path",
+			       c->pat, buf);
+		}
+	}
+	/* Truncation still terminates and reports the full length. */
+	report(cg2_literal_path("abcdef", buf, 4) == 6 &&
+	       strcmp(buf, "abc") == 0, "literal_path", "abcdef", "truncated");
+}
+
+/* Worst cases stay bounded: many stars against a long non-matching name. */
+static void test_cost(void)
+{
+	char pat[300], name[300];
+
+	memset(name, 'a', 255);
+	name[255] = '\0';
+	strcpy(pat, "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b");
+	report(cg2_match_string(pat, name, true) == 0, "cost", pat, "255 x a");
+	strcpy(pat, "**/**/**/**/**/**/**/**/**/**/b");
+	report(cg2_match_string(pat, "a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a",
+				false) == 0, "cost", pat, "32 x a");
+}
+
+int main(void)
+{
+	test_matches();
+	test_validation();
+	test_info();
+	test_cost();
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
