@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cg2net connect: a TCP connection to ADDR PORT within --timeout, then
+ * optionally send a text and wait (again up to --timeout) for the reply.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cg2net.h"
+
+/* Wait for EVENTS on FD; 1 ready, 0 timeout, -errno. */
+static int wait_fd(int fd, short events, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	long long end = net_now_ms() + timeout_ms;
+	int n;
+
+	for (;;) {
+		long long left = end - net_now_ms();
+
+		n = poll(&p, 1, left > 0 ? (int)left : 0);
+		if (n >= 0)
+			return n;
+		if (errno != EINTR)
+			return -errno;
+	}
+}
+
+static int exchange(int fd, const struct cg2net_opts *o)
+{
+	size_t len = strlen(o->payload), done = 0;
+	char buf[4096];
+	ssize_t n;
+	int ret;
+
+	while (done < len) {
+		ret = wait_fd(fd, POLLOUT, o->timeout_ms);
+		if (ret <= 0) {
+			fprintf(stderr, "cg2net: cannot send: %s\n",
+				ret ? strerror(-ret) : "timeout");
+			return ret ? result_errno(-ret) :
+				result(CG_EXIT_TIMEOUT, "connected noreply");
+		}
+		n = send(fd, o->payload + done, len - done, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			return result(CG_EXIT_BLOCKED, "connected send-failed: %s",
+				      strerror(errno));
+		}
+		done += n;
+	}
+	for (;;) {
+		ret = wait_fd(fd, POLLIN, o->timeout_ms);
+		if (ret == 0)
+			return result(CG_EXIT_TIMEOUT, "connected noreply");
+		if (ret < 0)
+			return result_errno(-ret);
+		n = recv(fd, buf, sizeof(buf), 0);
+		if (n > 0)
+			return result(CG_EXIT_OK, "connected reply %zd", n);
+		if (n == 0)
+			return result(CG_EXIT_BLOCKED, "connected eof");
+		if (errno == EAGAIN || errno == EINTR)
+			continue;
+		if (errno == ECONNRESET)
+			return result(CG_EXIT_BLOCKED, "connected reset");
+		return result(CG_EXIT_BLOCKED, "connected recv-failed: %s",
+			      strerror(errno));
+	}
+}
+
+int run_connect_tcp(const struct cg2net_opts *o)
+{
+	socklen_t elen = sizeof(int);
+	int fd, err = 0, ret;
+
+	fd = socket(o->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return setup_error("socket: %s", strerror(errno));
+	if (o->sport >= 0 && (err = net_bind_sport(fd, o->family, o->sport)))
+		return setup_error("bind source port %d: %s", o->sport,
+				   strerror(-err));
+
+	if (connect(fd, (const struct sockaddr *)&o->addr, o->addrlen) < 0) {
+		if (errno != EINPROGRESS) {
+			err = errno;
+			goto failed;
+		}
+		ret = wait_fd(fd, POLLOUT, o->timeout_ms);
+		if (ret == 0) {
+			fprintf(stderr, "cg2net: no answer from %s port %u within %d ms\n",
+				o->addr_text, o->port, o->timeout_ms);
+			close(fd);
+			return result(CG_EXIT_TIMEOUT, "timeout");
+		}
+		if (ret < 0) {
+			err = -ret;
+			goto failed;
+		}
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0)
+			err = errno;
+		if (err)
+			goto failed;
+	}
+	ret = o->payload ? exchange(fd, o) : result(CG_EXIT_OK, "connected");
+	close(fd);
+	return ret;
+
+failed:
+	fprintf(stderr, "cg2net: connect %s port %u: %s\n", o->addr_text,
+		o->port, strerror(err));
+	close(fd);
+	return result_errno(err);
+}

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Address parsing and small socket helpers for cg2net. */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <arpa/inet.h>
+
+#include "cg2net.h"
+
+/*
+ * Numeric addresses only (no DNS): "10.0.0.2", "::1", "fe80::1%veth0".
+ * Returns 0, or -1 after printing why.
+ */
+int net_parse_addr(int family, const char *text, unsigned int port,
+		   struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct addrinfo hints = {
+		.ai_family = family,
+		.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
+	};
+	struct addrinfo *res;
+	char serv[16];
+	int err;
+
+	snprintf(serv, sizeof(serv), "%u", port);
+	err = getaddrinfo(text, serv, &hints, &res);
+	if (err) {
+		fprintf(stderr, "cg2net: bad %s address '%s': %s\n",
+			family == AF_INET6 ? "IPv6" : "IPv4", text,
+			gai_strerror(err));
+		return -1;
+	}
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	*len = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
+}
+
+/* Bind FD to the wildcard address with source port SPORT; 0 or -errno. */
+int net_bind_sport(int fd, int family, unsigned int sport)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int one = 1;
+
+	memset(&ss, 0, sizeof(ss));
+	if (family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(sport);
+		len = sizeof(*s6);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(sport);
+		len = sizeof(*s4);
+	}
+	/* Lets a test reuse one source port while an old socket lingers. */
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, len) < 0)
+		return -errno;
+	return 0;
+}
+
+/* "ADDR:PORT" or "[ADDR]:PORT" for diagnostics. */
+const char *net_addr_str(const struct sockaddr *sa, char *buf, size_t len)
+{
+	char host[INET6_ADDRSTRLEN];
+
+	if (sa->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const void *)sa;
+
+		inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
+		snprintf(buf, len, "[%s]:%u", host, ntohs(s6->sin6_port));
+	} else if (sa->sa_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const void *)sa;
+
+		inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
+		snprintf(buf, len, "%s:%u", host, ntohs(s4->sin_port));
+	} else {
+		snprintf(buf, len, "(family %d)", sa->sa_family);
+	}
+	return buf;
+}
+
+long long net_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
