@@ -1,0 +1,42 @@
+# xt_cgroup2: top-level build.  "make" builds everything; "make check" and
+# "make demo" first install what is missing (scripts/install-deps).
+KDIR ?= $(shell scripts/kdir)
+PREFIX ?= /usr/local
+SUBDIRS := iptables-ext nft-support tests/tools tests/unit
+
+all: modules userspace
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+userspace:
+	@for d in $(SUBDIRS); do $(MAKE) -C $$d || exit 1; done
+
+deps:
+	scripts/install-deps
+
+check:
+	scripts/install-deps
+	$(MAKE) all
+	tests/check
+
+demo:
+	scripts/install-deps
+	$(MAKE) all
+	tests/vm/run -- bash /tests/demo/demo.sh
+
+checkpatch:
+	scripts/checkpatch kmod/xt_cgroup2_main.c kmod/xt_cgroup2_compat.h \
+		lib/cgroup2_pattern.c lib/cgroup2_pattern.h include/uapi/xt_cgroup2.h
+
+install: modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+	depmod -a $(notdir $(patsubst %/build,%,$(KDIR))) || true
+	$(MAKE) -C iptables-ext install
+	$(MAKE) -C nft-support install PREFIX=$(PREFIX)
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean || true
+	@for d in $(SUBDIRS); do $(MAKE) -C $$d clean; done
+
+.PHONY: all modules userspace deps check demo checkpatch install clean

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xt_cgroup2: match packets by the cgroup v2 path of their socket, with
+ * path patterns that bind late and survive service restarts.
+ *
+ * A rule keeps its patterns as text plus the id and level of the cgroup
+ * namespace root it was inserted from; it holds no reference to any cgroup.
+ * A socket's cgroup is judged by walking its ancestors' names once, and the
+ * verdict is cached per rule in a small direct-mapped table keyed by cgroup
+ * id.  cgroup v2 never reuses an id and refuses rename(2), so the path
+ * behind an id, and with it a verdict, never goes stale: nothing needs
+ * invalidating, and a cgroup created later, or again after a restart, is a
+ * new id that misses the cache once.  The common path is one hash, one
+ * atomic load and no lock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#include <linux/module.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/hash.h>
+#include <linux/cgroup.h>
+#include <linux/nsproxy.h>
+#include <linux/string.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/x_tables.h>
+#include <net/sock.h>
+#include <net/netfilter/nf_socket.h>
+
+#include "xt_cgroup2.h"
+#include "cgroup2_pattern.h"
+#include "xt_cgroup2_compat.h"
+
+/* 128 verdicts per rule (1 KiB): the hot cgroups of one rule fit easily. */
+#define CG2_CACHE_BITS	7
+
+/* A verdict for cgroup id ID is stored as ID << 1 | MATCHED; 0 is empty. */
+#define CG2_CACHEABLE(id)	(!((id) >> 63))
+
+struct cg2_rule {
+	u64		root_id;	/* cgroup namespace root of the inserter */
+	int		root_level;
+	atomic64_t	cache[1 << CG2_CACHE_BITS];
+};
+
+/* The ancestors of one cgroup below the namespace root, as a cg2_path. */
+struct cg2_ancestry {
+	struct cgroup	*cgrp;
+	int		root_level;
+};
+
+static const char *cg2_ancestor_name(const void *ctx, unsigned int i,
+				     size_t *len)
+{
+	const struct cg2_ancestry *a = ctx;
+	const char *name;
+
+	name = cg2_cgroup_name(cgroup_ancestor(a->cgrp, a->root_level + 1 + i));
+	*len = strlen(name);
+	return name;
+}
+
+static bool cg2_judge(const struct xt_cgroup2_info *info,
+		      const struct cg2_rule *rule, struct cgroup *cgrp)
+{
+	struct cg2_ancestry a = { cgrp, rule->root_level };
+	struct cg2_path path = { cg2_ancestor_name, &a, 0 };
+	const char *pat = info->patterns;
+	unsigned int i;
+
+	/* Cgroups outside the inserter's namespace never match. */
+	if (cgrp->level < rule->root_level ||
+	    cgroup_id(cgroup_ancestor(cgrp, rule->root_level)) != rule->root_id)
+		return false;
+	path.depth = cgrp->level - rule->root_level;
+	for (i = 0; i < info->count; i++, pat += strlen(pat) + 1)
+		if (cg2_match_subtree(pat, &path))
+			return true;
+	return false;
+}
+
+static bool cg2_verdict(const struct xt_cgroup2_info *info,
+			struct cg2_rule *rule, struct cgroup *cgrp)
+{
+	u64 id = cgroup_id(cgrp);
+	atomic64_t *slot = &rule->cache[hash_64(id, CG2_CACHE_BITS)];
+	u64 cached = atomic64_read(slot);
+	bool matched;
+
+	if (cached && cached >> 1 == id)
+		return cached & 1;
+	matched = cg2_judge(info, rule, cgrp);
+	if (CG2_CACHEABLE(id))
+		atomic64_set(slot, id << 1 | matched);
+	return matched;
+}
+
+/*
+ * Early demux attaches no socket on loopback or to a SYN for a listener:
+ * look the receiving socket up as xt_socket does.  Returns a reference.
+ */
+static struct sock *cg2_lookup_input(const struct sk_buff *skb,
+				     const struct xt_action_param *par)
+{
+	switch (xt_family(par)) {
+#if IS_ENABLED(CONFIG_NF_SOCKET_IPV4)
+	case NFPROTO_IPV4:
+		return nf_sk_lookup_slow_v4(xt_net(par), skb, xt_in(par));
+#endif
+#if IS_ENABLED(CONFIG_NF_SOCKET_IPV6)
+	case NFPROTO_IPV6:
+		return nf_sk_lookup_slow_v6(xt_net(par), skb, xt_in(par));
+#endif
+	default:
+		return NULL;
+	}
+}
+
+static bool cgroup2_mt(const struct sk_buff *skb, struct xt_action_param *par)
+{
+	const struct xt_cgroup2_info *info = par->matchinfo;
+	struct sock *sk = skb->sk;
+	bool matched = false;
+
+	if (!sk && xt_hooknum(par) == NF_INET_LOCAL_IN)
+		sk = cg2_lookup_input(skb, par);
+
+	/* No full socket of this netns: no match, even when inverted. */
+	if (sk && sk_fullsock(sk) && net_eq(xt_net(par), sock_net(sk)))
+		matched = cg2_verdict(info, info->priv,
+				      sock_cgroup_ptr(&sk->sk_cgrp_data)) ^
+			  !!(info->flags & XT_CGROUP2_INVERT);
+
+	if (sk && sk != skb->sk)
+		sock_gen_put(sk);
+	return matched;
+}
+
+/* The blob comes from userspace: trust nothing in it. */
+static int cg2_check_patterns(const struct xt_cgroup2_info *info)
+{
+	const char *p = info->patterns, *end = info->patterns + info->len;
+	enum cg2_error err;
+	unsigned int i;
+	size_t n, off;
+
+	if (info->count == 0 || info->count > XT_CGROUP2_MAX_PATTERNS) {
+		pr_info_ratelimited("pattern count %u is not within 1..%u\n",
+				    info->count, XT_CGROUP2_MAX_PATTERNS);
+		return -EINVAL;
+	}
+	if (info->len > XT_CGROUP2_PATTERNS_SIZE) {
+		pr_info_ratelimited("patterns take %u bytes, more than %u\n",
+				    info->len, XT_CGROUP2_PATTERNS_SIZE);
+		return -ENAMETOOLONG;
+	}
+	for (i = 0; i < info->count; i++) {
+		n = strnlen(p, end - p);
+		if (p + n == end) {
+			pr_info_ratelimited("pattern %u is not NUL-terminated within %u bytes\n",
+					    i + 1, info->len);
+			return -EINVAL;
+		}
+		err = cg2_validate(p, n, XT_CGROUP2_PATTERNS_SIZE - 1, &off);
+		if (err != CG2_OK) {
+			pr_info_ratelimited("pattern %u \"%*pE\" %s (byte %zu)\n",
+					    i + 1, (int)min_t(size_t, n, 80), p,
+					    cg2_strerror(err), off);
+			return err == CG2_ERR_TOO_LONG ? -ENAMETOOLONG : -EINVAL;
+		}
+		p += n + 1;
+	}
+	if (p != end) {
+		pr_info_ratelimited("%u bytes follow the last of %u patterns\n",
+				    (unsigned int)(end - p), info->count);
+		return -EINVAL;
+	}
+	if (memchr_inv(end, 0, XT_CGROUP2_PATTERNS_SIZE - info->len)) {
+		pr_info_ratelimited("unused pattern bytes are not zero\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int cgroup2_mt_check(const struct xt_mtchk_param *par)
+{
+	struct xt_cgroup2_info *info = par->matchinfo;
+	struct cgroup *root;
+	struct cg2_rule *rule;
+	int ret;
+
+	if (info->flags & ~XT_CGROUP2_FLAGS_MASK) {
+		pr_info_ratelimited("unknown flags 0x%x\n",
+				    info->flags & ~XT_CGROUP2_FLAGS_MASK);
+		return -EINVAL;
+	}
+	ret = cg2_check_patterns(info);
+	if (ret)
+		return ret;
+
+	rule = kzalloc(sizeof(*rule), GFP_KERNEL_ACCOUNT);
+	if (!rule)
+		return -ENOMEM;
+	/*
+	 * Paths are relative to the inserter's cgroup namespace, as for
+	 * -m cgroup.  Keep the root's id, not a reference: a rule must not
+	 * pin cgroups.
+	 */
+	root = current->nsproxy->cgroup_ns->root_cset->dfl_cgrp;
+	rule->root_id = cgroup_id(root);
+	rule->root_level = root->level;
+	info->priv = rule;
+	return 0;
+}
+
+static void cgroup2_mt_destroy(const struct xt_mtdtor_param *par)
+{
+	struct xt_cgroup2_info *info = par->matchinfo;
+
+	kfree(info->priv);
+}
+
+static struct xt_match cgroup2_mt_reg __read_mostly = {
+	.name		= "cgroup2",
+	.revision	= 0,
+	.family		= NFPROTO_UNSPEC,
+	.checkentry	= cgroup2_mt_check,
+	.match		= cgroup2_mt,
+	.destroy	= cgroup2_mt_destroy,
+	.matchsize	= sizeof(struct xt_cgroup2_info),
+	.usersize	= offsetof(struct xt_cgroup2_info, priv),
+	.hooks		= (1 << NF_INET_LOCAL_IN) | (1 << NF_INET_LOCAL_OUT) |
+			  (1 << NF_INET_POST_ROUTING),
+	.me		= THIS_MODULE,
+};
+
+static int __init cgroup2_mt_init(void)
+{
+	return xt_register_match(&cgroup2_mt_reg);
+}
+
+static void __exit cgroup2_mt_exit(void)
+{
+	xt_unregister_match(&cgroup2_mt_reg);
+}
+
+module_init(cgroup2_mt_init);
+module_exit(cgroup2_mt_exit);
+MODULE_AUTHOR("xt_cgroup2 developers");
+MODULE_DESCRIPTION("Xtables: match by cgroup v2 path pattern, late-bound");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS("ipt_cgroup2");
+MODULE_ALIAS("ip6t_cgroup2");
