@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xt_cgroup2_raw: replace an iptables-legacy table with one holding a
+ * hand-made match blob, straight through IPT_SO_SET_REPLACE, so that a
+ * match's checkentry meets input no libxtables would produce.  Prints
+ * "accepted" or "rejected: <strerror>".
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include "raw.h"
+
+static int setup_error(const char *what, int err)
+{
+	fprintf(stderr, "xt_cgroup2_raw: %s: %s\n", what, strerror(err));
+	printf("error: %s: %s\n", what, strerror(err));
+	return RAW_EXIT_SETUP;
+}
+
+int main(int argc, char **argv)
+{
+	const struct raw_fam *f;
+	struct raw_opts o;
+	struct raw_rule rule;
+	struct raw_tinfo ti;
+	struct raw_blob b;
+	unsigned char *data = NULL;
+	char what[96];
+	int fd, ret, tries;
+
+	ret = raw_parse(argc, argv, &o);
+	if (ret)
+		return ret;
+	f = o.ipv6 ? &raw_fam6 : &raw_fam4;
+
+	if (!o.flush) {
+		ret = raw_payload(&o, &data, &rule.data_size);
+		if (ret)
+			return ret;
+		rule.hook = o.hook;
+		rule.match = o.match;
+		rule.revision = o.revision;
+		rule.data = data;
+	}
+
+	fd = socket(f->domain, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
+	if (fd < 0)
+		return setup_error("raw socket (need CAP_NET_RAW)", errno);
+
+	/* The table may change under us (EAGAIN: num_counters is stale). */
+	for (tries = 0; tries < 5; tries++) {
+		ret = f->get_info(fd, o.table, &ti);
+		if (ret) {
+			snprintf(what, sizeof(what), "%s table '%s' (get info)",
+				 f->name, o.table);
+			close(fd);
+			return setup_error(what, -ret);
+		}
+		if (!o.flush && !(ti.valid_hooks & (1U << o.hook))) {
+			snprintf(what, sizeof(what), "table '%s' has no %s chain",
+				 o.table, raw_hook_name(o.hook));
+			close(fd);
+			return setup_error(what, EINVAL);
+		}
+		ret = raw_build(f, ti.valid_hooks, o.flush ? NULL : &rule, &b,
+				o.verbose);
+		if (ret) {
+			close(fd);
+			return setup_error("build table", -ret);
+		}
+		if (o.verbose)
+			fprintf(stderr, "xt_cgroup2_raw: replacing %s (valid_hooks 0x%x, %u old entries)\n",
+				o.table, ti.valid_hooks, ti.num_entries);
+		ret = f->replace(fd, o.table, ti.valid_hooks, &b, ti.num_entries);
+		free(b.entries);
+		if (ret != -EAGAIN)
+			break;
+	}
+	close(fd);
+	free(data);
+	if (ret) {
+		printf("rejected: %s\n", strerror(-ret));
+		return RAW_EXIT_REJECTED;
+	}
+	printf("accepted\n");
+	return RAW_EXIT_ACCEPTED;
+}

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The match data of the one rule: a struct xt_cgroup2_info built from the
+ * options (consistent by default, each field overridable to make it
+ * hostile), or any bytes given with --raw-data.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/netfilter/x_tables.h>
+#include <linux/netfilter/xt_cgroup.h>
+#include <xt_cgroup2.h>
+
+#include "raw.h"
+
+static int usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("xt_cgroup2_raw: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	printf("error: usage\n");
+	return RAW_EXIT_USAGE;
+}
+
+/* Payload size iptables would use for the matches we know; 0: unknown. */
+static size_t known_size(const char *match, unsigned int rev)
+{
+	if (!strcmp(match, "cgroup2"))
+		return XT_ALIGN(sizeof(struct xt_cgroup2_info));
+	if (!strcmp(match, "cgroup")) {
+		switch (rev) {
+		case 0: return XT_ALIGN(sizeof(struct xt_cgroup_info_v0));
+		case 1: return XT_ALIGN(sizeof(struct xt_cgroup_info_v1));
+		case 2: return XT_ALIGN(sizeof(struct xt_cgroup_info_v2));
+		}
+	}
+	return 0;
+}
+
+static int pack_patterns(const struct raw_opts *o, struct xt_cgroup2_info *ci)
+{
+	size_t used = 0, n;
+	unsigned int count = 0;
+	int i;
+
+	if (o->pattern_hex) {
+		unsigned char *bytes;
+
+		if (hex_decode(o->pattern_hex, &bytes, &n))
+			return usage("--pattern-bytes: '%s' is not a hex string",
+				     o->pattern_hex);
+		if (n > sizeof(ci->patterns)) {
+			free(bytes);
+			return usage("--pattern-bytes: %zu bytes, patterns[] holds %zu",
+				     n, sizeof(ci->patterns));
+		}
+		memcpy(ci->patterns, bytes, n);
+		free(bytes);
+		for (i = 0; i < (int)n; i++)
+			count += ci->patterns[i] == '\0';
+		used = n;
+	}
+	for (i = 0; i < o->npatterns; i++) {
+		n = strlen(o->patterns[i]) + 1;
+		if (used + n > sizeof(ci->patterns))
+			return usage("--patterns: '%s' does not fit in the %zu bytes of patterns[] (fake it with --len/--count)",
+				     o->patterns[i], sizeof(ci->patterns));
+		memcpy(ci->patterns + used, o->patterns[i], n);
+		used += n;
+		count++;
+	}
+	if (o->no_nul) {
+		if (used && ci->patterns[used - 1] == '\0')
+			used--;
+		else
+			fprintf(stderr, "xt_cgroup2_raw: --no-nul: no final NUL to drop\n");
+	}
+	if (o->trailing_garbage) {
+		if (used >= sizeof(ci->patterns))
+			fprintf(stderr, "xt_cgroup2_raw: --trailing-garbage: no room after the patterns\n");
+		memset(ci->patterns + used, 'G', sizeof(ci->patterns) - used);
+	}
+	ci->count = count;
+	ci->len = used;
+	if (o->have_flags)
+		ci->flags = o->flags;
+	if (o->have_count)
+		ci->count = o->count;
+	if (o->have_len)
+		ci->len = o->len;
+	return 0;
+}
+
+int raw_payload(const struct raw_opts *o, unsigned char **data, size_t *size)
+{
+	unsigned char *raw = NULL, *buf;
+	size_t rawlen = 0, sz;
+	int ret;
+
+	if (o->raw_hex && hex_decode(o->raw_hex, &raw, &rawlen))
+		return usage("--raw-data: '%s' is not a hex string", o->raw_hex);
+
+	sz = known_size(o->match, o->revision);
+	if (o->data_size >= 0)
+		sz = o->data_size;
+	else if (!sz && raw)
+		sz = XT_ALIGN(rawlen);
+	else if (!sz) {
+		free(raw);
+		return usage("match '%s' has no known size: give --data-size or --raw-data",
+			     o->match);
+	}
+
+	buf = calloc(1, sz > sizeof(struct xt_cgroup2_info) ? sz :
+		     sizeof(struct xt_cgroup2_info));
+	if (!buf) {
+		free(raw);
+		fprintf(stderr, "xt_cgroup2_raw: out of memory\n");
+		printf("error: out of memory\n");
+		return RAW_EXIT_SETUP;
+	}
+	if (raw) {
+		if (rawlen > sz) {
+			free(raw);
+			free(buf);
+			return usage("--raw-data has %zu bytes, the match data only %zu",
+				     rawlen, sz);
+		}
+		memcpy(buf, raw, rawlen);
+		free(raw);
+	} else {
+		/* Truncated by a small --data-size, zero-padded by a large one. */
+		ret = pack_patterns(o, (struct xt_cgroup2_info *)buf);
+		if (ret) {
+			free(buf);
+			return ret;
+		}
+		if (sz < sizeof(struct xt_cgroup2_info))
+			memset(buf + sz, 0, sizeof(struct xt_cgroup2_info) - sz);
+	}
+	*data = buf;
+	*size = sz;
+	return 0;
+}
