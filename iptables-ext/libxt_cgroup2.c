@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libxt_cgroup2: iptables/ip6tables support for the "cgroup2" match,
+ * which matches packets by the cgroup v2 path of their socket against
+ * one or more path patterns.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <xtables.h>
+
+#include "xt_cgroup2.h"
+#include "cgroup2_pattern.h"
+#include "cgroup2_user.h"
+
+#ifndef __unused
+#define __unused __attribute__((unused))
+#endif
+
+/*
+ * iptables-restore splits a line into arguments in a 1024-byte buffer and
+ * refuses longer ones, so a longer pattern would save but not restore.
+ */
+#define CG2_MAX_PATTERN_LEN	1023
+
+/* Longest nft comment is 128 bytes; ours stays well below. */
+#define CG2_XLATE_COMMENT \
+	"cgroup2: path resolved once at load: no late binding, lost on restart"
+
+enum {
+	O_PATH = 0,
+};
+
+static const struct xt_option_entry cgroup2_opts[] = {
+	{.name = "path", .id = O_PATH, .type = XTTYPE_STRING,
+	 .flags = XTOPT_INVERT | XTOPT_MULTI},
+	XTOPT_TABLEEND,
+};
+
+static void cgroup2_help(void)
+{
+	printf(
+"cgroup2 match options:\n"
+"[!] --path PATTERN    match sockets in a cgroup matching PATTERN, or below\n"
+"                      it; repeat --path to match any of several patterns;\n"
+"                      a single \"!\" before the first --path inverts them all\n"
+"PATTERN is a cgroup v2 path relative to the cgroup2 root (of the caller's\n"
+"cgroup namespace), one glob per \"/\"-separated component:\n"
+"  * ? [a-z] [!x] {web,db} \\c (literal c); a component \"**\" spans any depth\n"
+"  e.g. --path 'system.slice/*.service' --path 'user.slice/**/app-{a,b}.scope'\n"
+"A cgroup need not exist yet: the rule matches it once it is created, and\n"
+"again after it is removed and created anew.\n");
+}
+
+/* Bytes that make a pattern ambiguous or unreadable when printed bare. */
+static bool cg2_needs_quotes(const char *p)
+{
+	if (*p == '\0')
+		return true;
+	for (; *p; p++) {
+		unsigned char c = *p;
+
+		if (c <= ' ' || c == 0x7f || c == '"' || c == '\\' || c == ',')
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Print a pattern for people: bare when unambiguous, else in double quotes
+ * with '"' and '\' escaped and control bytes as \xHH.  At most @max bytes
+ * of the pattern are shown (0: all), then "...".
+ */
+static void cg2_print_pattern(FILE *f, const char *p, size_t max)
+{
+	size_t i;
+
+	if (!cg2_needs_quotes(p) && (max == 0 || strlen(p) <= max)) {
+		fputs(p, f);
+		return;
+	}
+	fputc('"', f);
+	for (i = 0; p[i] && (max == 0 || i < max); i++) {
+		unsigned char c = p[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < ' ' || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+	fputs(p[i] ? "...\"" : "\"", f);
+}
+
+/* Exits with "cgroup2: --path "PAT": WHAT"; PAT is cut short if huge. */
+static void __attribute__((noreturn, format(printf, 2, 3)))
+cg2_path_error(const char *pat, const char *fmt, ...)
+{
+	char shown[128], what[256];
+	FILE *f;
+	va_list ap;
+
+	f = fmemopen(shown, sizeof(shown), "w");
+	if (f) {
+		cg2_print_pattern(f, pat, 64);
+		fclose(f);
+	} else {
+		snprintf(shown, sizeof(shown), "\"?\"");
+	}
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	xtables_error(PARAMETER_PROBLEM, "cgroup2: --path %s%s%s: %s",
+		      shown[0] == '"' ? "" : "\"", shown,
+		      shown[0] == '"' ? "" : "\"", what);
+}
+
+static void cgroup2_parse(struct xt_option_call *cb)
+{
+	struct xt_cgroup2_info *info = cb->data;
+	const char *pat = cb->arg;
+	size_t len, offset;
+	enum cg2_error err;
+	const char *p;
+
+	/* The set is inverted as a whole: "!" only before the first --path. */
+	if (cb->invert && info->count > 0)
+		xtables_error(PARAMETER_PROBLEM,
+			      "cgroup2: \"!\" before the second or a later "
+			      "--path: put one \"!\" before the first --path; "
+			      "it inverts the whole set");
+	xtables_option_parse(cb);
+
+	len = strlen(pat);
+	if (len > CG2_MAX_PATTERN_LEN)
+		cg2_path_error(pat, "is too long: %zu bytes, at most %u",
+			       len, CG2_MAX_PATTERN_LEN);
+	/* A newline or other control byte cannot survive iptables-save. */
+	for (p = pat; *p; p++)
+		if ((unsigned char)*p < ' ' || *p == 0x7f)
+			cg2_path_error(pat, "contains a control character "
+				       "(byte 0x%02x)", (unsigned char)*p);
+	err = cg2_validate(pat, len, CG2_MAX_PATTERN_LEN, &offset);
+	if (err != CG2_OK)
+		cg2_path_error(pat, "%s", cg2_strerror(err));
+
+	if (info->count >= XT_CGROUP2_MAX_PATTERNS)
+		cg2_path_error(pat, "one --path too many: a rule holds at "
+			       "most %u patterns", XT_CGROUP2_MAX_PATTERNS);
+	if (len + 1 > sizeof(info->patterns) - info->len)
+		cg2_path_error(pat, "does not fit: the patterns of one rule "
+			       "take at most %u bytes, one NUL after each",
+			       XT_CGROUP2_PATTERNS_SIZE);
+	memcpy(info->patterns + info->len, pat, len + 1);
+	info->len += len + 1;
+	info->count++;
+	if (cb->invert)
+		info->flags |= XT_CGROUP2_INVERT;
+}
+
+/*
+ * Literal patterns that name no existing cgroup, remembered across all rules
+ * of this process and reported in one line at exit, so that restoring
+ * hundreds of rules at boot says it once.
+ */
+static struct {
+	char **names;
+	unsigned int count;
+	char mount[4096];
+	int mount_err;		/* 0 once found; >0 not looked up yet */
+} cg2_missing = { .mount_err = 1 };
+
+/* iptables-translate and friends: our rule will not reach the kernel. */
+static bool cg2_translating(void)
+{
+	return xt_params && xt_params->program_name &&
+	       strstr(xt_params->program_name, "translate");
+}
+
+static void cg2_report_missing(void)
+{
+	unsigned int i;
+
+	if (cg2_missing.count == 0)
+		return;
+	fprintf(stderr, "cgroup2: warning: no cgroup \"%s\" under %s",
+		cg2_missing.names[0], cg2_missing.mount);
+	if (cg2_missing.count > 1)
+		fprintf(stderr, " (nor %u more)", cg2_missing.count - 1);
+	if (cg2_translating())
+		fprintf(stderr, ", where nft looks; nft refuses the "
+			"translation until it exists\n");
+	else
+		fprintf(stderr, "; the rule%s accepted and will match once "
+			"the cgroup%s\n", cg2_missing.count > 1 ? "s are" : " is",
+			cg2_missing.count > 1 ? "s exist" : " exists");
+	for (i = 0; i < cg2_missing.count; i++)
+		free(cg2_missing.names[i]);
+	free(cg2_missing.names);
+	cg2_missing.names = NULL;
+	cg2_missing.count = 0;
+}
+
+static void cg2_note_missing(const char *path)
+{
+	char **names;
+	unsigned int i;
+
+	for (i = 0; i < cg2_missing.count; i++)
+		if (strcmp(cg2_missing.names[i], path) == 0)
+			return;
+	names = realloc(cg2_missing.names,
+			(cg2_missing.count + 1) * sizeof(*names));
+	if (!names)
+		return;		/* only a hint: drop it */
+	cg2_missing.names = names;
+	names[cg2_missing.count] = strdup(path);
+	if (!names[cg2_missing.count])
+		return;
+	if (cg2_missing.count++ == 0)
+		atexit(cg2_report_missing);
+}
+
+/* Is the literal @pat a cgroup that exists now?  Unknown counts as yes. */
+static void cg2_check_exists(const char *pat)
+{
+	char path[XT_CGROUP2_PATTERNS_SIZE], full[sizeof(path) + 4096 + 1];
+	struct stat st;
+
+	/* The nft CLI resolves paths under this fixed prefix, not the mount. */
+	if (cg2_missing.mount_err > 0 && cg2_translating()) {
+		snprintf(cg2_missing.mount, sizeof(cg2_missing.mount),
+			 "/sys/fs/cgroup");
+		cg2_missing.mount_err = 0;
+	}
+	if (cg2_missing.mount_err > 0)
+		cg2_missing.mount_err = cg2_find_mount(cg2_missing.mount,
+						       sizeof(cg2_missing.mount));
+	if (cg2_missing.mount_err < 0)
+		return;		/* no cgroup2 here: nothing to compare with */
+	if (cg2_literal_path(pat, path, sizeof(path)) >= sizeof(path) ||
+	    path[0] == '\0')
+		return;
+	snprintf(full, sizeof(full), "%s/%s", cg2_missing.mount, path);
+	if (stat(full, &st) == 0) {
+		if (!S_ISDIR(st.st_mode))	/* e.g. "cgroup.procs" */
+			cg2_note_missing(path);
+	} else if (errno == ENOENT || errno == ENOTDIR) {
+		cg2_note_missing(path);
+	}
+}
+
+static void cgroup2_check(struct xt_fcheck_call *cb)
+{
+	const struct xt_cgroup2_info *info = cb->data;
+	const char *pat;
+
+	if (!(cb->xflags & (1 << O_PATH)) || info->count == 0)
+		xtables_error(PARAMETER_PROBLEM,
+			      "cgroup2: --path PATTERN is required");
+	for (pat = info->patterns; pat < info->patterns + info->len;
+	     pat += strlen(pat) + 1)
+		if (cg2_is_literal(pat))
+			cg2_check_exists(pat);
+}
+
+/*
+ * Walk the patterns of a match from the kernel or our own parser; stop at
+ * the first one that is not NUL-terminated within @len.
+ */
+#define for_each_pattern(pat, info)					\
+	for ((pat) = (info)->patterns;					\
+	     (pat) < (info)->patterns + (info)->len &&			\
+	     memchr((pat), '\0', (info)->patterns + (info)->len - (pat));	\
+	     (pat) += strlen(pat) + 1)
+
+static void cgroup2_print(const void *ip __unused,
+			  const struct xt_entry_match *match,
+			  int numeric __unused)
+{
+	const struct xt_cgroup2_info *info = (const void *)match->data;
+	const char *pat, *sep = " ";
+
+	printf(" cgroup2 %spath", info->flags & XT_CGROUP2_INVERT ? "! " : "");
+	for_each_pattern(pat, info) {
+		fputs(sep, stdout);
+		cg2_print_pattern(stdout, pat, 0);
+		sep = ",";
+	}
+}
+
+static void cgroup2_save(const void *ip __unused,
+			 const struct xt_entry_match *match)
+{
+	const struct xt_cgroup2_info *info = (const void *)match->data;
+	const char *pat;
+
+	if (info->flags & XT_CGROUP2_INVERT)
+		printf(" !");
+	for_each_pattern(pat, info) {
+		printf(" --path");
+		xtables_save_string(pat);
+	}
+}
+
+/* Why the patterns have no nft equivalent, or NULL when they have one. */
+static const char *cg2_xlate_obstacle(const struct xt_cgroup2_info *info,
+				      int *depth)
+{
+	char path[XT_CGROUP2_PATTERNS_SIZE];
+	const char *pat;
+	int d;
+
+	*depth = -1;
+	for_each_pattern(pat, info) {
+		if (!cg2_is_literal(pat))
+			return "a glob pattern";
+		d = cg2_depth(pat);
+		if (d < 0)
+			return "a \"**\" pattern";
+		if (*depth >= 0 && d != *depth)
+			return "patterns of different depths";
+		*depth = d;
+		cg2_literal_path(pat, path, sizeof(path));
+		/* nft strings have no escapes; the translation is shell-quoted */
+		if (strpbrk(path, "\"'\\"))
+			return "a path with a quote or backslash";
+	}
+	if (*depth < 0)
+		return "no pattern";
+	return NULL;
+}
+
+/*
+ * Add "@s" in pieces: libxtables 1.8.9 formats each addition in a 1024-byte
+ * buffer and corrupts the rule when one is longer.
+ */
+static void cg2_xlate_string(struct xt_xlate *xl, const char *s)
+{
+	size_t len = strlen(s), n;
+
+	xt_xlate_add_nospc(xl, "\"");
+	for (; len > 0; s += n, len -= n) {
+		n = len < 512 ? len : 512;
+		xt_xlate_add_nospc(xl, "%.*s", (int)n, s);
+	}
+	xt_xlate_add_nospc(xl, "\"");
+}
+
+static int cgroup2_xlate(struct xt_xlate *xl,
+			 const struct xt_xlate_mt_params *params)
+{
+	const struct xt_cgroup2_info *info = (const void *)params->match->data;
+	char path[XT_CGROUP2_PATTERNS_SIZE], comment[256];
+	const char *why, *pat, *old;
+	int depth;
+
+	why = cg2_xlate_obstacle(info, &depth);
+	if (why) {
+		fprintf(stderr, "cgroup2: rule not translated: nft's \"socket "
+			"cgroupv2\" cannot express %s; nft-cgroupd applies "
+			"cgroup2 patterns to nftables sets\n", why);
+		return 0;
+	}
+
+	xt_xlate_add(xl, "socket cgroupv2 level %d ", depth);
+	if (info->flags & XT_CGROUP2_INVERT)
+		xt_xlate_add_nospc(xl, "!= ");
+	if (info->count > 1)
+		xt_xlate_add_nospc(xl, "{ ");
+	for_each_pattern(pat, info) {
+		if (pat != info->patterns)
+			xt_xlate_add_nospc(xl, ", ");
+		if (depth == 0)
+			snprintf(path, sizeof(path), "/");
+		else
+			cg2_literal_path(pat, path, sizeof(path));
+		cg2_xlate_string(xl, path);
+	}
+	if (info->count > 1)
+		xt_xlate_add_nospc(xl, " }");
+
+	/*
+	 * nft allows one comment a rule, so merge ours into the one -m comment
+	 * gave, if it came first and there is room; a later one replaces it.
+	 * libxt_comment stores its comment already in double quotes.
+	 */
+	old = xt_xlate_get_comment(xl);
+	if (!old) {
+		xt_xlate_add_comment(xl, "\"" CG2_XLATE_COMMENT "\"");
+	} else if (old[0] == '"' && strlen(old) >= 2 &&
+		   strlen(old) - 2 + 2 + strlen(CG2_XLATE_COMMENT) <= 128) {
+		snprintf(comment, sizeof(comment), "%.*s; %s\"",
+			 (int)strlen(old) - 1, old, CG2_XLATE_COMMENT);
+		xt_xlate_add_comment(xl, comment);
+	}
+	return 1;
+}
+
+static struct xtables_match cgroup2_match = {
+	.family		= NFPROTO_UNSPEC,
+	.name		= "cgroup2",
+	.revision	= 0,
+	.version	= XTABLES_VERSION,
+	.size		= XT_ALIGN(sizeof(struct xt_cgroup2_info)),
+	.userspacesize	= offsetof(struct xt_cgroup2_info, priv),
+	.help		= cgroup2_help,
+	.print		= cgroup2_print,
+	.save		= cgroup2_save,
+	.x6_parse	= cgroup2_parse,
+	.x6_fcheck	= cgroup2_check,
+	.x6_options	= cgroup2_opts,
+	.xlate		= cgroup2_xlate,
+};
+
+static void __attribute__((constructor)) cgroup2_mt_ldr(void)
+{
+	xtables_register_match(&cgroup2_match);
+}
