@@ -3,18 +3,17 @@
 #ifndef _XT_CGROUP2_COMPAT_H
 #define _XT_CGROUP2_COMPAT_H
 
-#include <linux/version.h>
 #include <linux/cgroup.h>
 #include <linux/kernfs.h>
 
 /*
  * The name of a cgroup v2 directory.  cgroup v2 refuses rename(2), so the
- * name is fixed for the cgroup's life; since 6.15 kernfs publishes names
- * through RCU, and the packet path runs under rcu_read_lock().
+ * name is fixed for the cgroup's life.  Newer kernels publish kernfs names
+ * through RCU (Kbuild detects it); the packet path runs under RCU.
  */
 static inline const char *cg2_cgroup_name(const struct cgroup *cgrp)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 15, 0)
+#ifdef CG2_KERNFS_NAME_RCU
 	return rcu_dereference(cgrp->kn->name);
 #else
 	return cgrp->kn->name;

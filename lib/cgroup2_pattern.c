@@ -35,7 +35,8 @@ static const char *const cg2_errors[CG2_ERR_MAX] = {
 	[CG2_ERR_NESTED_BRACE]		= "has a \"{\" inside \"{...}\"",
 	[CG2_ERR_SLASH_IN_BRACE]	= "has a \"/\" inside \"{...}\"",
 	[CG2_ERR_TOO_MANY_GROUPS]	= "has more than 8 \"{...}\" groups in one component",
-	[CG2_ERR_TOO_MANY_COMBOS]	= "has \"{...}\" groups that expand to more than 256 names in one component",
+	[CG2_ERR_TOO_MANY_COMBOS]	=
+		"has \"{...}\" groups that expand to more than 256 names in one component",
 	[CG2_ERR_ESCAPE]		= "ends a component with a lone \"\\\"",
 	[CG2_ERR_NUL]			= "contains a NUL byte",
 };

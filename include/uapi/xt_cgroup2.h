@@ -23,6 +23,7 @@ enum {
 	/* Match when no pattern matches (the socket must still exist). */
 	XT_CGROUP2_INVERT	= 1 << 0,
 };
+
 #define XT_CGROUP2_FLAGS_MASK	XT_CGROUP2_INVERT
 
 /* Revision 0 */
