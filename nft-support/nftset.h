@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* nf_tables sets over netlink: check a set, read its elements, commit changes. */
+#ifndef NFTCG_NFTSET_H
+#define NFTCG_NFTSET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "idset.h"
+
+/* nftables' datatype number of "cgroupsv2" (enum datatypes, TYPE_CGROUPV2). */
+#define NFTCG_TYPE_CGROUPV2	46
+
+struct mnl_socket;
+
+struct nfs {
+	struct mnl_socket *nl;
+	unsigned int portid;
+	uint32_t seq;
+	bool no_destroy;	/* kernel before 6.3: no NFT_MSG_DESTROYSETELEM */
+	char *buf;		/* batch being built */
+	size_t cap;
+	char *rbuf;		/* receive buffer */
+};
+
+int nfs_open(struct nfs *n);
+void nfs_close(struct nfs *n);
+unsigned int nfs_portid(const struct nfs *n);
+
+/*
+ * Each returns 0, or -errno with a sentence in @err that gives the
+ * kernel's reason (and its extended ack message, if any).
+ */
+/* Does FAMILY:TABLE:SET exist, and is it a plain set of type cgroupsv2? */
+int nfs_check_set(struct nfs *n, int family, const char *table,
+		  const char *set, char *err, size_t errlen);
+/* Replace @out with the set's elements. */
+int nfs_read_set(struct nfs *n, int family, const char *table,
+		 const char *set, struct idset *out, char *err, size_t errlen);
+/*
+ * Add @add and delete @del in one transaction (one batch: all or nothing).
+ * Adds of present ids and deletes of absent ones are no errors; with a
+ * kernel that lacks NFT_MSG_DESTROYSETELEM a delete of an absent id fails
+ * the transaction with -ENOENT and @del_missing set: re-read, then retry.
+ */
+int nfs_commit(struct nfs *n, int family, const char *table, const char *set,
+	       const uint64_t *add, size_t nadd, const uint64_t *del,
+	       size_t ndel, bool *del_missing, char *err, size_t errlen);
+
+#endif

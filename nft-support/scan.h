@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The cgroup tree below a root directory, kept current with inotify: one
+ * watch per cgroup directory.  Every change is reported through the
+ * added/removed callbacks, at any depth.
+ */
+#ifndef NFTCG_SCAN_H
+#define NFTCG_SCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct cgnode {
+	struct cgnode *parent, *child, *next, *prev;	/* tree, siblings */
+	struct cgnode *hnext;	/* (parent, name) hash chain */
+	struct cgnode *wnext;	/* wd hash chain */
+	uint64_t id;		/* inode number == cgroup id */
+	unsigned int depth;	/* 0 for the root */
+	int wd;			/* inotify watch, or -1 */
+	unsigned int gen;
+	bool fresh;		/* not scanned yet */
+	size_t namelen;
+	char name[];
+};
+
+struct cgtree_ops {
+	void (*added)(void *ctx, const struct cgnode *n);
+	void (*removed)(void *ctx, const struct cgnode *n);
+};
+
+struct cgtree {
+	char *root_path;
+	size_t root_len;
+	int ifd;
+	struct cgnode *root;
+	struct cgnode **nh;	/* name hash */
+	size_t nh_cap;
+	struct cgnode **wh;	/* wd hash */
+	size_t wh_cap;
+	size_t count;
+	unsigned int gen;
+	bool overflow;		/* the event queue overflowed: rescan */
+	bool degraded;		/* some directory could not be watched */
+	bool warned_nospc;
+	const struct cgtree_ops *ops;
+	void *ctx;
+};
+
+/* Open inotify, scan the whole tree below @root.  0 or -errno. */
+int cgtree_open(struct cgtree *t, const char *root,
+		const struct cgtree_ops *ops, void *ctx);
+void cgtree_close(struct cgtree *t);
+/*
+ * Read and apply every queued event.  Returns 0, or -errno for a failure
+ * of the inotify descriptor itself.  Sets t->overflow on IN_Q_OVERFLOW.
+ */
+int cgtree_process(struct cgtree *t);
+/* Read every directory again and reconcile (after an overflow). */
+void cgtree_rescan(struct cgtree *t);
+/* Call @fn for every node, the root included. */
+void cgtree_foreach(struct cgtree *t,
+		    void (*fn)(void *ctx, const struct cgnode *n), void *ctx);
+/* Does the valid pattern @pat match the path of @n exactly? */
+bool cgnode_match(const char *pat, const struct cgnode *n);
+/* The path of @n relative to the root ("" for the root), into @buf. */
+void cgnode_relpath(const struct cgnode *n, char *buf, size_t size);
+
+#endif
