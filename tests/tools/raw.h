@@ -65,7 +65,7 @@ int raw_build(const struct raw_fam *f, unsigned int valid_hooks,
 
 /* Command line, raw_opts.c. */
 struct raw_opts {
-	bool ipv6, flush, verbose;
+	bool ipv6, flush, verbose, dump;
 	const char *table;
 	int hook;
 	const char *match;

@@ -46,6 +46,15 @@ int main(int argc, char **argv)
 		rule.match = o.match;
 		rule.revision = o.revision;
 		rule.data = data;
+		if (o.dump) {
+			size_t i;
+
+			for (i = 0; i < rule.data_size; i++)
+				printf("%02x", data[i]);
+			putchar('\n');
+			free(data);
+			return 0;
+		}
 	}
 
 	fd = socket(f->domain, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);

@@ -29,6 +29,7 @@ static void usage_text(FILE *f)
 "           [--revision N] [--flags N] [--count N] [--len N]\n"
 "           [--patterns P1 P2 ... | --pattern-bytes HEX] [--no-nul]\n"
 "           [--trailing-garbage] [--raw-data HEX] [--data-size N] [-v]\n"
+"           [--dump]\n"
 "       xt_cgroup2_raw [-6] [--table NAME] [--hook HOOK] --flush\n"
 "\n"
 "Replaces the whole iptables-legacy table (filter; mangle for prerouting and\n"
@@ -45,6 +46,8 @@ static void usage_text(FILE *f)
 "--data-size N: match data size (default: XT_ALIGN(sizeof) of the known\n"
 "structs: cgroup2, cgroup rev 0-2; else the --raw-data length, aligned).\n"
 "--patterns takes every argument up to the next one starting with \"--\".\n"
+"--dump: print the match data as hex on stdout and exit; no kernel call.\n"
+"-v: print the table layout (offsets, sizes) on stderr.\n"
 "\n"
 "stdout: \"accepted\" (exit 0), \"rejected: STRERROR\" (exit 1),\n"
 "        \"error: ...\" (exit 64 usage, 65 setup: no table, no permission).\n",
@@ -104,6 +107,8 @@ int raw_parse(int argc, char **argv, struct raw_opts *o)
 			o->ipv6 = true;
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			o->verbose = true;
+		} else if (!strcmp(a, "--dump")) {
+			o->dump = true;
 		} else if (!strcmp(a, "--flush")) {
 			o->flush = true;
 		} else if (!strcmp(a, "--table")) {
@@ -175,7 +180,7 @@ int raw_parse(int argc, char **argv, struct raw_opts *o)
 		return usage("--patterns and --pattern-bytes exclude each other");
 	if (o->raw_hex && cg2_fields)
 		return usage("--raw-data replaces the whole match data: no cgroup2 field options with it");
-	if (o->flush && (cg2_fields || o->raw_hex || o->data_size >= 0))
+	if (o->flush && (cg2_fields || o->raw_hex || o->data_size >= 0 || o->dump))
 		return usage("--flush takes no rule options");
 	if (!o->table)
 		o->table = o->hook == NF_INET_PRE_ROUTING ||
