@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Command line of cg2net. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,10 +35,15 @@ void cg2net_usage(FILE *f)
 "echoes the first data of each connection back once.\n", f);
 }
 
-static int usage_error(const char *fmt, const char *arg)
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
 {
+	va_list ap;
+
 	fputs("cg2net: ", stderr);
-	fprintf(stderr, fmt, arg);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
 	fputs("\n(cg2net --help for usage)\n", stderr);
 	return result(CG_EXIT_USAGE, "error: usage");
 }
@@ -160,8 +166,8 @@ int cg2net_parse(int argc, char **argv, struct cg2net_opts *o)
 				return usage_error("%s needs a file name", a);
 			o->ready_file = v;
 		} else if (a[0] == '-' && a[1] == '-') {
-			return usage_error(mode ? "unknown option '%s' for this mode"
-					   : "unknown option '%s' (options of a mode come after it)", a);
+			return usage_error("unknown option '%s'%s", a, mode ? " for this mode" :
+					   " (options of a mode come after it)");
 		} else if (!mode) {
 			mode = a;
 			if (!strcmp(a, "send"))

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Address parsing and small socket helpers for cg2net. */
 #include <errno.h>
-#include <netdb.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,32 +11,50 @@
 #include "cg2net.h"
 
 /*
- * Numeric addresses only (no DNS): "10.0.0.2", "::1", "fe80::1%veth0".
- * Returns 0, or -1 after printing why.
+ * Numeric addresses only, no resolver (so a static binary needs no NSS):
+ * "10.0.0.2", "::1", "fe80::1%veth0".  Returns 0, or -1 after printing why.
  */
 int net_parse_addr(int family, const char *text, unsigned int port,
 		   struct sockaddr_storage *ss, socklen_t *len)
 {
-	struct addrinfo hints = {
-		.ai_family = family,
-		.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
-	};
-	struct addrinfo *res;
-	char serv[16];
-	int err;
+	const char *fam = family == AF_INET6 ? "IPv6" : "IPv4";
+	char host[INET6_ADDRSTRLEN + IF_NAMESIZE + 2], *pct;
 
-	snprintf(serv, sizeof(serv), "%u", port);
-	err = getaddrinfo(text, serv, &hints, &res);
-	if (err) {
-		fprintf(stderr, "cg2net: bad %s address '%s': %s\n",
-			family == AF_INET6 ? "IPv6" : "IPv4", text,
-			gai_strerror(err));
-		return -1;
+	memset(ss, 0, sizeof(*ss));
+	if (strlen(text) >= sizeof(host))
+		goto bad;
+	strcpy(host, text);
+	if (family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		if (inet_pton(AF_INET, host, &s4->sin_addr) != 1)
+			goto bad;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		*len = sizeof(*s4);
+	} else {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		pct = strchr(host, '%');
+		if (pct) {
+			*pct++ = '\0';
+			s6->sin6_scope_id = if_nametoindex(pct);
+			if (!s6->sin6_scope_id) {
+				fprintf(stderr, "cg2net: '%s': no interface '%s'\n",
+					text, pct);
+				return -1;
+			}
+		}
+		if (inet_pton(AF_INET6, host, &s6->sin6_addr) != 1)
+			goto bad;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		*len = sizeof(*s6);
 	}
-	memcpy(ss, res->ai_addr, res->ai_addrlen);
-	*len = res->ai_addrlen;
-	freeaddrinfo(res);
 	return 0;
+bad:
+	fprintf(stderr, "cg2net: '%s' is not a numeric %s address\n", text, fam);
+	return -1;
 }
 
 /* Bind FD to the wildcard address with source port SPORT; 0 or -errno. */
