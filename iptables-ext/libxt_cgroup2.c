@@ -188,8 +188,9 @@ static void cg2_report_missing(void)
 
 	if (cg2_missing.count == 0)
 		return;
-	fprintf(stderr, "cgroup2: warning: no cgroup \"%s\" under %s",
-		cg2_missing.names[0], cg2_missing.mount);
+	fputs("cgroup2: warning: no cgroup ", stderr);
+	cg2_print_pattern(stderr, cg2_missing.names[0], 64);
+	fprintf(stderr, " under %s", cg2_missing.mount);
 	if (cg2_missing.count > 1)
 		fprintf(stderr, " (nor %u more)", cg2_missing.count - 1);
 	if (cg2_translating())
@@ -255,18 +256,26 @@ static void cg2_check_exists(const char *pat)
 	}
 }
 
-static void cgroup2_check(struct xt_fcheck_call *cb)
+static void cg2_check_all(const struct xt_cgroup2_info *info)
 {
-	const struct xt_cgroup2_info *info = cb->data;
 	const char *pat;
 
-	if (!(cb->xflags & (1 << O_PATH)) || info->count == 0)
-		xtables_error(PARAMETER_PROBLEM,
-			      "cgroup2: --path PATTERN is required");
 	for (pat = info->patterns; pat < info->patterns + info->len;
 	     pat += strlen(pat) + 1)
 		if (cg2_is_literal(pat))
 			cg2_check_exists(pat);
+}
+
+static void cgroup2_check(struct xt_fcheck_call *cb)
+{
+	const struct xt_cgroup2_info *info = cb->data;
+
+	if (!(cb->xflags & (1 << O_PATH)) || info->count == 0)
+		xtables_error(PARAMETER_PROBLEM,
+			      "cgroup2: --path PATTERN is required");
+	if (cg2_translating())
+		return;		/* checked in xlate, if it translates */
+	cg2_check_all(info);
 }
 
 /*
@@ -318,11 +327,11 @@ static const char *cg2_xlate_obstacle(const struct xt_cgroup2_info *info,
 
 	*depth = -1;
 	for_each_pattern(pat, info) {
-		if (!cg2_is_literal(pat))
-			return "a glob pattern";
 		d = cg2_depth(pat);
 		if (d < 0)
 			return "a \"**\" pattern";
+		if (!cg2_is_literal(pat))
+			return "a glob pattern";
 		if (*depth >= 0 && d != *depth)
 			return "patterns of different depths";
 		*depth = d;
@@ -399,6 +408,7 @@ static int cgroup2_xlate(struct xt_xlate *xl,
 			 (int)strlen(old) - 1, old, CG2_XLATE_COMMENT);
 		xt_xlate_add_comment(xl, comment);
 	}
+	cg2_check_all(info);
 	return 1;
 }
 

@@ -4,6 +4,7 @@
  * iptables-save and iptables -L would print for it, without a kernel.
  *
  *   XTABLES_LIBDIR=DIR xtsave [-6] 'RULE'
+ *   xtsave --split 'RULE'	(the arguments of RULE, each NUL-terminated)
  *
  * RULE is a line in iptables-restore syntax such as
  * '-m cgroup2 ! --path "a b" --path c'.  Prints the save form on the first
@@ -54,18 +55,29 @@ static struct xtables_globals xtsave_globals = {
 
 /*
  * Split @line as iptables-restore 1.8.9 does (add_param_to_argv): blanks
- * separate, "..." groups, and inside quotes a backslash takes the next
- * byte literally; an argument of PARAM_SIZE bytes or more is an error.
+ * separate, a closing '"' ends an argument (even an empty one), inside
+ * quotes a backslash takes the next byte literally, and an argument of
+ * PARAM_SIZE bytes or more is an error (unless @nolimit).
  */
-static int split(char *line, char **argv)
+static void emit(char **argv, int *argc, char *param, size_t *len)
 {
-	char param[PARAM_SIZE];
-	int argc = 0, len = 0, quote = 0, esc = 0;
-	char *c;
+	if (*argc >= MAX_ARGS - 1)
+		xtsave_exit(PARAMETER_PROBLEM, "too many arguments");
+	param[*len] = '\0';
+	argv[(*argc)++] = xtables_strdup(param);
+	*len = 0;
+}
+
+static int split(const char *line, char **argv, bool nolimit)
+{
+	size_t cap = strlen(line) + 1, len = 0;
+	char *param = xtables_malloc(cap);
+	int argc = 0, quote = 0, esc = 0;
+	const char *c;
 
 	argv[argc++] = "xtsave";
 	for (c = line; ; c++) {
-		if (*c && quote) {
+		if (quote && *c) {
 			if (esc) {
 				esc = 0;
 			} else if (*c == '\\') {
@@ -73,6 +85,7 @@ static int split(char *line, char **argv)
 				continue;
 			} else if (*c == '"') {
 				quote = 0;
+				emit(argv, &argc, param, &len);
 				continue;
 			}
 		} else if (*c == '"') {
@@ -80,22 +93,17 @@ static int split(char *line, char **argv)
 			continue;
 		} else if (*c == '\0' || *c == ' ' || *c == '\t' ||
 			   *c == '\n') {
-			if (len) {
-				if (argc >= MAX_ARGS - 1)
-					xtsave_exit(PARAMETER_PROBLEM,
-						    "too many arguments");
-				param[len] = '\0';
-				argv[argc++] = strdup(param);
-				len = 0;
-			}
+			if (len)
+				emit(argv, &argc, param, &len);
 			if (*c == '\0')
 				break;
 			continue;
 		}
 		param[len++] = *c;
-		if (len >= PARAM_SIZE)
+		if (!nolimit && len >= PARAM_SIZE)
 			xtsave_exit(PARAMETER_PROBLEM, "Parameter too long!");
 	}
+	free(param);
 	argv[argc] = NULL;
 	return argc;
 }
@@ -103,13 +111,20 @@ static int split(char *line, char **argv)
 int main(int argc, char **argv)
 {
 	struct xtables_match *m = NULL;
-	char *args[MAX_ARGS], *line;
+	char *args[MAX_ARGS];
 	struct option *opts;
 	bool invert = false;
 	int nfproto = NFPROTO_IPV4;
 	int n, c;
 	size_t size;
 
+	if (argc == 3 && strcmp(argv[1], "--split") == 0) {
+		/* the arguments, NUL-terminated, for a shell to pass on */
+		n = split(argv[2], args, true);
+		for (c = 1; c < n; c++)
+			fwrite(args[c], 1, strlen(args[c]) + 1, stdout);
+		return 0;
+	}
 	if (argc == 3 && strcmp(argv[1], "-6") == 0) {
 		nfproto = NFPROTO_IPV6;
 		argv++;
@@ -121,8 +136,7 @@ int main(int argc, char **argv)
 	}
 	if (xtables_init_all(&xtsave_globals, nfproto) < 0)
 		xtsave_exit(OTHER_PROBLEM, "xtables_init_all failed");
-	line = strdup(argv[1]);
-	n = split(line, args);
+	n = split(argv[1], args, false);
 
 	opts = no_opts;
 	opterr = 0;

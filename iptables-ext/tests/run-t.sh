@@ -1,0 +1,282 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host tests for libxt_cgroup2.so; no xt_cgroup2 kernel module needed.
+#
+#   BUILD=DIR tests/run-t.sh [FILE.t|FILE.txlate]...
+#
+# BUILD holds libxt_cgroup2.so and xtsave (default: the directory above
+# this script).  Needs root (unshare -n, -m): every iptables run happens in
+# a fresh network namespace, so the host's tables are never touched.
+#
+# .t lines:  RULE;EXPECTED;OK   or   RULE;;FAIL[;ERROR TEXT]
+#   RULE is written as in an iptables-restore file (match part only),
+#   EXPECTED is its iptables-save form or "=" for RULE itself.  Fields split
+#   at ";" outside double quotes; ERROR TEXT is the rest of the line and
+#   must appear in the error.  "%{STR*N}" expands to STR repeated N times.
+#   A line ":CHAIN" sets the chain (OUTPUT, INPUT, POSTROUTING).
+# For OK lines, per family:
+#   - xtsave (libxtables' own parser) prints the save form: must be EXPECTED;
+#   - iptables-legacy-restore --test -v accepts RULE and prints (-L form)
+#     what xtsave prints, so both split RULE alike;
+#   - iptables-nft-restore --test accepts RULE;
+#   - the save form restored again prints the same and saves the same:
+#     save | restore | save is exact, through the real tokenizer.
+# For FAIL lines: xtsave and both restores refuse RULE, and iptables-legacy
+#   and iptables-nft refuse it on the command line with ERROR TEXT.
+#
+# .txlate: pairs of lines (command, expected output), blank-line separated.
+#   The command is run by the shell; when the expected output is an nft
+#   command, it is also checked with "nft -c" against a table with the
+#   named cgroups present under /sys/fs/cgroup (a tmpfs in a private mount
+#   namespace, which is all the nft CLI looks at).
+
+set -u
+export LC_ALL=C
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+BUILD=${BUILD:-$(dirname "$HERE")}
+XTSAVE=$BUILD/xtsave
+export XTABLES_LIBDIR="$BUILD:$(pkg-config --variable=xtlibdir xtables)"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+pass=0
+failed=0
+why=()
+
+for f in "$BUILD/libxt_cgroup2.so" "$XTSAVE"; do
+	[ -e "$f" ] || { echo "run-t.sh: $f missing: run make first" >&2; exit 2; }
+done
+if ! unshare -n true 2>/dev/null; then
+	echo "run-t.sh: cannot unshare a network namespace (need root)" >&2
+	exit 2
+fi
+
+report() { # NAME: PASS unless why[] has reasons
+	if [ ${#why[@]} -eq 0 ]; then
+		echo "PASS $1"
+		pass=$((pass + 1))
+	else
+		echo "FAIL $1"
+		printf '    %s\n' "${why[@]}"
+		failed=$((failed + 1))
+	fi
+	why=()
+}
+
+# Split a .t line into F[0..3] at ';' outside "..." (with \ escapes).
+split_t() {
+	local s=$1 cur="" c i q=0 e=0
+
+	F=()
+	for ((i = 0; i < ${#s}; i++)); do
+		c=${s:i:1}
+		if [ ${#F[@]} -eq 3 ]; then
+			cur+=$c
+			continue
+		fi
+		if ((q)); then
+			if ((e)); then e=0
+			elif [ "$c" = '\' ]; then e=1
+			elif [ "$c" = '"' ]; then q=0
+			fi
+		elif [ "$c" = '"' ]; then
+			q=1
+		elif [ "$c" = ';' ]; then
+			F+=("$cur")
+			cur=""
+			continue
+		fi
+		cur+=$c
+	done
+	F+=("$cur")
+}
+
+# Expand %{STR*N}.
+expand() {
+	local s=$1 re='%\{([^}]*)\*([0-9]+)\}' rep i
+
+	while [[ $s =~ $re ]]; do
+		rep=""
+		for ((i = 0; i < BASH_REMATCH[2]; i++)); do
+			rep+=${BASH_REMATCH[1]}
+		done
+		s=${s/"${BASH_REMATCH[0]}"/"$rep"}
+	done
+	printf '%s' "$s"
+}
+
+# restore BIN CHAIN RULE: run BIN --test -v on one rule; sets rc, out, err.
+restore() {
+	local table=filter
+
+	[ "$2" = POSTROUTING ] && table=mangle
+	printf '*%s\n-A %s -j ACCEPT %s\nCOMMIT\n' "$table" "$2" "$3" \
+		>"$TMP/rules"
+	unshare -n "$1" --test -v "$TMP/rules" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	out=$(grep ' cgroup2 ' "$TMP/out")
+	err=$(cat "$TMP/err")
+}
+
+short() { # one-line, bounded rendering of a rule for case names
+	local s=$1
+
+	[ ${#s} -gt 70 ] && s="${s:0:60}...(${#s} bytes)"
+	printf '%s' "$s"
+}
+
+run_t() {
+	local file=$1 chain=OUTPUT n=0 line rule exp res etext
+	local fam save print save2 print2 lbin nbin xargs6 bin args tflag
+
+	while IFS= read -r line || [ -n "$line" ]; do
+		n=$((n + 1))
+		case $line in
+		'' | '#'*) continue ;;
+		:*) chain=${line#:}; chain=${chain%%,*}; continue ;;
+		esac
+		split_t "$line"
+		rule=$(expand "${F[0]}")
+		exp=$(expand "${F[1]:-}")
+		res=${F[2]:-}
+		etext=${F[3]:-}
+		[ "$exp" = "=" ] && exp=$rule
+		case $res in
+		OK | FAIL) ;;
+		*) why+=("bad result field \"$res\"")
+		   report "$(basename "$file"):$n"; continue ;;
+		esac
+
+		for fam in 4 6; do
+			if [ $fam = 4 ]; then
+				lbin=iptables-legacy-restore
+				nbin=iptables-nft-restore
+				xargs6=()
+			else
+				lbin=ip6tables-legacy-restore
+				nbin=ip6tables-nft-restore
+				xargs6=(-6)
+			fi
+
+			"$XTSAVE" "${xargs6[@]}" "$rule" >"$TMP/x" 2>"$TMP/xe"
+			local xrc=$?
+			save=$(sed -n 1p "$TMP/x")
+			print=$(sed -n 2p "$TMP/x")
+
+			if [ "$res" = FAIL ]; then
+				[ $xrc -ne 0 ] || why+=("v$fam xtsave accepted it: $save")
+				for bin in $lbin $nbin; do
+					restore $bin "$chain" "$rule"
+					[ $rc -ne 0 ] || why+=("$bin accepted it")
+				done
+				# the message, from the command line: restore's own
+				# tokenizer refuses some arguments before we see them
+				mapfile -d '' args < <("$XTSAVE" --split "$rule")
+				tflag=
+				[ "$chain" = POSTROUTING ] && tflag="-t mangle"
+				for bin in ${lbin%-restore} ${nbin%-restore}; do
+					unshare -n $bin $tflag -A "$chain" -j ACCEPT "${args[@]}" \
+						>/dev/null 2>"$TMP/err"
+					rc=$?
+					err=$(cat "$TMP/err")
+					[ $rc -ne 0 ] || why+=("$bin accepted it")
+					[ -z "$etext" ] || [[ $err == *"$etext"* ]] ||
+						why+=("$bin error: ${err:0:300}")
+				done
+				continue
+			fi
+
+			if [ $xrc -ne 0 ]; then
+				why+=("v$fam xtsave refused: $(head -c 300 "$TMP/xe")")
+				continue
+			fi
+			[ "$save" = "$exp" ] ||
+				why+=("v$fam save: got \"$save\"" "      expected \"$exp\"")
+
+			restore $lbin "$chain" "$rule"
+			[ $rc -eq 0 ] || why+=("$lbin refused: ${err:0:300}")
+			[[ $out == *"$print" ]] ||
+				why+=("$lbin printed \"$out\"" "      xtsave printed \"$print\"")
+			restore $nbin "$chain" "$rule"
+			[ $rc -eq 0 ] || why+=("$nbin refused: ${err:0:300}")
+
+			# save | restore | save, through the real tokenizer
+			restore $lbin "$chain" "$save"
+			print2=$out
+			[ $rc -eq 0 ] || why+=("$lbin refused the save form: ${err:0:300}")
+			[[ $print2 == *"$print" ]] ||
+				why+=("restored save form prints \"$print2\"")
+			restore $nbin "$chain" "$save"
+			[ $rc -eq 0 ] || why+=("$nbin refused the save form: ${err:0:300}")
+			save2=$("$XTSAVE" "${xargs6[@]}" "$save" 2>/dev/null | sed -n 1p)
+			[ "$save2" = "$save" ] ||
+				why+=("v$fam second save differs: \"$save2\"")
+		done
+		report "$(basename "$file"):$n $(short "$rule")"
+	done <"$file"
+}
+
+# nft_check "nft '...'": is the translation valid nft, with its cgroups?
+nft_check() {
+	local cmd=$1 rule paths
+
+	rule=${cmd#nft \'}
+	rule=${rule%\'}
+	# the quoted strings between "level N" and the verdict are paths
+	paths=$(printf '%s' "$rule" | sed -n 's/.*socket cgroupv2 level [0-9]* \(.*\) counter.*/\1/p' |
+		grep -o '"[^"]*"' | tr -d '"')
+	unshare -n -m bash -c '
+		set -e
+		mount -t tmpfs xtcg2 /sys/fs/cgroup
+		while IFS= read -r p; do
+			[ -z "$p" ] || mkdir -p "/sys/fs/cgroup/$p"
+		done <<<"$2"
+		set -- "$1" "$2" $1
+		nft add table $5 $6
+		nft add chain $5 $6 $7 "{ type filter hook ${7,,} priority 0; }"
+		nft -c "$1"
+	' nft_check "$rule" "$paths" >"$TMP/nft" 2>&1
+}
+
+run_txlate() {
+	local file=$1 n=0 cmd exp line got
+
+	exec 3<"$file"
+	while IFS= read -r cmd <&3 || [ -n "$cmd" ]; do
+		n=$((n + 1))
+		case $cmd in '' | '#'*) continue ;; esac
+		IFS= read -r exp <&3
+		local start=$n
+		n=$((n + 1))
+		exp=$(expand "$exp")
+		got=$(eval "$(expand "$cmd")" 2>"$TMP/err" | sed 's/[[:space:]]*$//')
+		[ "$got" = "$exp" ] ||
+			why+=("got      $got" "expected $exp" "stderr   $(head -c 300 "$TMP/err")")
+		case $exp in
+		"nft # "* | "# "*)
+			grep -q 'not translated' "$TMP/err" ||
+				why+=("no reason on stderr")
+			;;
+		"nft '"*)
+			nft_check "$exp" ||
+				why+=("nft -c refused it: $(head -c 300 "$TMP/nft")")
+			;;
+		esac
+		report "$(basename "$file"):$start $(short "${cmd#iptables-translate }")"
+	done
+	exec 3<&-
+}
+
+files=("$@")
+[ ${#files[@]} -gt 0 ] || files=("$HERE/cgroup2.t" "$HERE/cgroup2.txlate")
+for f in "${files[@]}"; do
+	case $f in
+	*.t) run_t "$f" ;;
+	*.txlate) run_txlate "$f" ;;
+	*) echo "run-t.sh: unknown test file $f" >&2; exit 2 ;;
+	esac
+done
+echo "$pass passed, $failed failed"
+[ $failed -eq 0 ]
