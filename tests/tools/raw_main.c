@@ -11,9 +11,30 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "raw.h"
+
+/*
+ * ENOPROTOOPT: ip_tables (ip6_tables) is a module and not loaded yet.  Do
+ * what iptables does: modprobe it once.  The table module itself then
+ * comes by the kernel's own request_module() on GET_INFO.
+ */
+static void load_core_module(const struct raw_fam *f)
+{
+	const char *mod = f->domain == AF_INET6 ? "ip6_tables" : "ip_tables";
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		execlp("modprobe", "modprobe", "-q", mod, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0 && waitpid(pid, &status, 0) == pid &&
+	    !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+		fprintf(stderr, "xt_cgroup2_raw: modprobe %s failed\n", mod);
+}
 
 static int setup_error(const char *what, int err)
 {
@@ -64,6 +85,10 @@ int main(int argc, char **argv)
 	/* The table may change under us (EAGAIN: num_counters is stale). */
 	for (tries = 0; tries < 5; tries++) {
 		ret = f->get_info(fd, o.table, &ti);
+		if (ret == -ENOPROTOOPT && tries == 0) {
+			load_core_module(f);
+			ret = f->get_info(fd, o.table, &ti);
+		}
 		if (ret) {
 			snprintf(what, sizeof(what), "%s table '%s' (get info)",
 				 f->name, o.table);
