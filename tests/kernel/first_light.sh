@@ -5,6 +5,7 @@
 need_module
 
 mkcg svc/web.service svc/other.service
+udp_sink 127.0.0.1 9999
 iptables -A OUTPUT -p udp -d 127.0.0.1 --dport 9999 -m cgroup2 --path svc/web.service \
 	-m comment --comment web
 expect "sent from web.service" "sent 1" "$(udp_from svc/web.service 127.0.0.1 9999)"

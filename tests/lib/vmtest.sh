@@ -50,6 +50,35 @@ udp_from() {
 	cg2net ${1:+--cgroup "$1"} send "$fam" "$2" "$3" --count "${4:-1}"
 }
 
+# udp_sink ADDR PORT: a UDP listener that absorbs datagrams (so senders see
+# "sent N", not ICMP-refused) until the test ends.
+udp_sink() {
+	local fam=udp ready
+	[[ $1 == *:* ]] && fam=udp6
+	ready=$(mktemp -u /tmp/sink.XXXXXX)
+	cg2net listen "$fam" "$1" "$2" --count 1000000 --timeout 600000 \
+		--ready-file "$ready" >/dev/null 2>&1 &
+	_bg+=($!)
+	wait_for_file "$ready" || fail "udp sink on $1 port $2 did not start"
+}
+
+# wait_for_file FILE [TENTHS]: poll until FILE exists (default 10 s).
+wait_for_file() {
+	local i
+	for ((i = 0; i < ${2:-100}; i++)); do
+		[[ -e $1 ]] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+_bg=()
+_cleanup() {
+	local p
+	for p in "${_bg[@]}"; do kill "$p" 2>/dev/null; done
+}
+trap _cleanup EXIT
+
 need_module() {
 	modprobe xt_cgroup2 || { fail "modprobe xt_cgroup2"; finish; }
 }
