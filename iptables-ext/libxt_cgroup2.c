@@ -72,14 +72,14 @@ static bool cg2_needs_quotes(const char *p)
 
 /*
  * Print a pattern for people: bare when unambiguous, else in double quotes
- * with '"' and '\' escaped and control bytes as \xHH.  At most @max bytes
- * of the pattern are shown (0: all), then "...".
+ * with '"' and '\' escaped and control bytes as \xHH (always so when
+ * @quote).  At most @max bytes of the pattern are shown (0: all), then "...".
  */
-static void cg2_print_pattern(FILE *f, const char *p, size_t max)
+static void cg2_print_pattern(FILE *f, const char *p, size_t max, bool quote)
 {
 	size_t i;
 
-	if (!cg2_needs_quotes(p) && (max == 0 || strlen(p) <= max)) {
+	if (!quote && !cg2_needs_quotes(p) && (max == 0 || strlen(p) <= max)) {
 		fputs(p, f);
 		return;
 	}
@@ -107,7 +107,7 @@ cg2_path_error(const char *pat, const char *fmt, ...)
 
 	f = fmemopen(shown, sizeof(shown), "w");
 	if (f) {
-		cg2_print_pattern(f, pat, 64);
+		cg2_print_pattern(f, pat, 64, true);
 		fclose(f);
 	} else {
 		snprintf(shown, sizeof(shown), "\"?\"");
@@ -115,9 +115,7 @@ cg2_path_error(const char *pat, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	xtables_error(PARAMETER_PROBLEM, "cgroup2: --path %s%s%s: %s",
-		      shown[0] == '"' ? "" : "\"", shown,
-		      shown[0] == '"' ? "" : "\"", what);
+	xtables_error(PARAMETER_PROBLEM, "cgroup2: --path %s: %s", shown, what);
 }
 
 static void cgroup2_parse(struct xt_option_call *cb)
@@ -189,7 +187,7 @@ static void cg2_report_missing(void)
 	if (cg2_missing.count == 0)
 		return;
 	fputs("cgroup2: warning: no cgroup ", stderr);
-	cg2_print_pattern(stderr, cg2_missing.names[0], 64);
+	cg2_print_pattern(stderr, cg2_missing.names[0], 64, true);
 	fprintf(stderr, " under %s", cg2_missing.mount);
 	if (cg2_missing.count > 1)
 		fprintf(stderr, " (nor %u more)", cg2_missing.count - 1);
@@ -298,7 +296,7 @@ static void cgroup2_print(const void *ip __unused,
 	printf(" cgroup2 %spath", info->flags & XT_CGROUP2_INVERT ? "! " : "");
 	for_each_pattern(pat, info) {
 		fputs(sep, stdout);
-		cg2_print_pattern(stdout, pat, 0);
+		cg2_print_pattern(stdout, pat, 0, false);
 		sep = ",";
 	}
 }
