@@ -41,6 +41,23 @@ static const struct xt_option_entry cgroup2_opts[] = {
 	XTOPT_TABLEEND,
 };
 
+/* The end of the used part of @patterns, trusting @len no further. */
+static const char *cg2_end(const struct xt_cgroup2_info *info)
+{
+	return info->patterns + (info->len < sizeof(info->patterns) ?
+				 info->len : sizeof(info->patterns));
+}
+
+/*
+ * Walk the patterns of a match from the kernel or our own parser; stop at
+ * the first one that is not NUL-terminated within @len.
+ */
+#define for_each_pattern(pat, info)					\
+	for ((pat) = (info)->patterns;					\
+	     (pat) < cg2_end(info) &&					\
+	     memchr((pat), '\0', cg2_end(info) - (pat));			\
+	     (pat) += strlen(pat) + 1)
+
 static void cgroup2_help(void)
 {
 	printf(
@@ -48,6 +65,7 @@ static void cgroup2_help(void)
 "[!] --path PATTERN    match sockets in a cgroup matching PATTERN, or below\n"
 "                      it; repeat --path to match any of several patterns;\n"
 "                      a single \"!\" before the first --path inverts them all\n"
+"                      (at most 64 patterns, each at most 1023 bytes)\n"
 "PATTERN is a cgroup v2 path relative to the cgroup2 root (of the caller's\n"
 "cgroup namespace), one glob per \"/\"-separated component:\n"
 "  * ? [a-z] [!x] {web,db} \\c (literal c); a component \"**\" spans any depth\n"
@@ -101,11 +119,12 @@ static void cg2_print_pattern(FILE *f, const char *p, size_t max, bool quote)
 static void __attribute__((noreturn, format(printf, 2, 3)))
 cg2_path_error(const char *pat, const char *fmt, ...)
 {
-	char shown[128], what[256];
+	/* 64 bytes shown, each at most 4 ("\xHH"), quotes and "..." */
+	char shown[512] = "", what[256];
 	FILE *f;
 	va_list ap;
 
-	f = fmemopen(shown, sizeof(shown), "w");
+	f = fmemopen(shown, sizeof(shown) - 1, "w");
 	if (f) {
 		cg2_print_pattern(f, pat, 64, true);
 		fclose(f);
@@ -225,7 +244,7 @@ static void cg2_note_missing(const char *path)
 		atexit(cg2_report_missing);
 }
 
-/* Is the literal @pat a cgroup that exists now?  Unknown counts as yes. */
+/* Note the literal @pat if it names no cgroup now; if unsure, say nothing. */
 static void cg2_check_exists(const char *pat)
 {
 	char path[XT_CGROUP2_PATTERNS_SIZE], full[sizeof(path) + 4096 + 1];
@@ -258,8 +277,7 @@ static void cg2_check_all(const struct xt_cgroup2_info *info)
 {
 	const char *pat;
 
-	for (pat = info->patterns; pat < info->patterns + info->len;
-	     pat += strlen(pat) + 1)
+	for_each_pattern(pat, info)
 		if (cg2_is_literal(pat))
 			cg2_check_exists(pat);
 }
@@ -275,16 +293,6 @@ static void cgroup2_check(struct xt_fcheck_call *cb)
 		return;		/* checked in xlate, if it translates */
 	cg2_check_all(info);
 }
-
-/*
- * Walk the patterns of a match from the kernel or our own parser; stop at
- * the first one that is not NUL-terminated within @len.
- */
-#define for_each_pattern(pat, info)					\
-	for ((pat) = (info)->patterns;					\
-	     (pat) < (info)->patterns + (info)->len &&			\
-	     memchr((pat), '\0', (info)->patterns + (info)->len - (pat));	\
-	     (pat) += strlen(pat) + 1)
 
 static void cgroup2_print(const void *ip __unused,
 			  const struct xt_entry_match *match,

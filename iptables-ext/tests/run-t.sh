@@ -30,6 +30,9 @@
 #   command, it is also checked with "nft -c" against a table with the
 #   named cgroups present under /sys/fs/cgroup (a tmpfs in a private mount
 #   namespace, which is all the nft CLI looks at).
+#
+# "warnings" (run by default): the exit-time warning about literal patterns
+#   that name no cgroup, against a cgroup2 mount of our own.
 
 set -u
 export LC_ALL=C
@@ -39,7 +42,15 @@ BUILD=${BUILD:-$(dirname "$HERE")}
 XTSAVE=$BUILD/xtsave
 export XTABLES_LIBDIR="$BUILD:$(pkg-config --variable=xtlibdir xtables)"
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+CLEANUP_CG=()
+cleanup() {
+	if [ ${#CLEANUP_CG[@]} -eq 2 ]; then
+		unshare -m bash -c 'mount -t cgroup2 none "$1" && rmdir "$1/$2"' \
+			rm "${CLEANUP_CG[@]}"
+	fi
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
 
 pass=0
 failed=0
@@ -269,12 +280,71 @@ run_txlate() {
 	exec 3<&-
 }
 
+# warn NAME MOUNT EXPECT RULE...: restore RULEs (--test) in a mount
+# namespace whose only cgroup2 is mounted at a temporary directory (or none
+# with MOUNT=none); stderr must hold exactly the warning line EXPECT, or no
+# warning when EXPECT is empty, and the exit status must be 0.
+warn() {
+	local name=$1 mnt=$2 expect=$3 r got
+	shift 3
+
+	printf '*filter\n' >"$TMP/rules"
+	for r; do
+		printf -- '-A OUTPUT %s -j ACCEPT\n' "$r" >>"$TMP/rules"
+	done
+	printf 'COMMIT\n' >>"$TMP/rules"
+	unshare -n -m bash -c '
+		# drop every cgroup2 mount (deepest first), then mount our own
+		awk "\$0 ~ / - cgroup2 / { print \$5 }" /proc/self/mountinfo |
+			sort -r | while read -r m; do umount -l "$m"; done
+		[ "$2" = none ] || mount -t cgroup2 none "$2" || exit 9
+		exec iptables-legacy-restore --test "$1"
+	' warn "$TMP/rules" "$mnt" >/dev/null 2>"$TMP/err"
+	rc=$?
+	got=$(grep '^cgroup2: warning' "$TMP/err")
+	[ $rc -eq 0 ] || why+=("exit status $rc: $(head -c 300 "$TMP/err")")
+	[ "$got" = "$expect" ] ||
+		why+=("got      ${got:-no warning}" "expected ${expect:-no warning}")
+	report "warning: $name"
+}
+
+run_warn() {
+	local mnt=$TMP/cg2 i many=() cg
+
+	mkdir -p "$mnt"
+	# one cgroup that exists: made in the real hierarchy, removed at exit
+	cg=xtcg2-test.$$
+	unshare -m bash -c 'mount -t cgroup2 none "$1" && mkdir "$1/$2"' \
+		mk "$mnt" "$cg" || { why+=("cannot create a cgroup"); report "warning: setup"; return; }
+	CLEANUP_CG=("$mnt" "$cg")
+
+	warn "an existing cgroup, a glob: none" "$mnt" "" \
+		"-m cgroup2 --path $cg" "-m cgroup2 --path /$cg/" \
+		"-m cgroup2 --path \"xtcg2-missing/*\"" "-m cgroup2 --path /"
+	warn "one missing" "$mnt" \
+		"cgroup2: warning: no cgroup \"xtcg2-missing/a b\" under $mnt; the rule is accepted and will match once the cgroup exists" \
+		"-m cgroup2 --path \"/xtcg2-missing/a b/\""
+	warn "several, duplicates counted once, escapes removed" "$mnt" \
+		"cgroup2: warning: no cgroup \"xtcg2-missing/1\" under $mnt (nor 2 more); the rules are accepted and will match once the cgroups exist" \
+		"-m cgroup2 --path xtcg2-missing/1 --path $cg" \
+		"-m cgroup2 ! --path xtcg2-missing/2 --path xtcg2-missing/1" \
+		"-m cgroup2 --path \"xtcg2-missing/\\\\3\"" "-m cgroup2 --path xtcg2-missing/3"
+	for ((i = 0; i < 300; i++)); do
+		many+=("-m cgroup2 --path xtcg2-missing/svc$i.service")
+	done
+	warn "300 rules, one line" "$mnt" \
+		"cgroup2: warning: no cgroup \"xtcg2-missing/svc0.service\" under $mnt (nor 299 more); the rules are accepted and will match once the cgroups exist" \
+		"${many[@]}"
+	warn "no cgroup2 mounted: none" none "" "-m cgroup2 --path xtcg2-missing/x"
+}
+
 files=("$@")
-[ ${#files[@]} -gt 0 ] || files=("$HERE/cgroup2.t" "$HERE/cgroup2.txlate")
+[ ${#files[@]} -gt 0 ] || files=("$HERE/cgroup2.t" "$HERE/cgroup2.txlate" warnings)
 for f in "${files[@]}"; do
 	case $f in
 	*.t) run_t "$f" ;;
 	*.txlate) run_txlate "$f" ;;
+	warnings) run_warn ;;
 	*) echo "run-t.sh: unknown test file $f" >&2; exit 2 ;;
 	esac
 done
