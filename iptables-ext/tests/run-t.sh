@@ -59,6 +59,11 @@ why=()
 for f in "$BUILD/libxt_cgroup2.so" "$XTSAVE"; do
 	[ -e "$f" ] || { echo "run-t.sh: $f missing: run make first" >&2; exit 2; }
 done
+for t in unshare pkg-config nft iptables-legacy-restore iptables-nft-restore \
+	 ip6tables-legacy-restore ip6tables-nft-restore iptables-translate; do
+	command -v $t >/dev/null ||
+		{ echo "run-t.sh: $t not found (iptables 1.8.9, nftables)" >&2; exit 2; }
+done
 if ! unshare -n true 2>/dev/null; then
 	echo "run-t.sh: cannot unshare a network namespace (need root)" >&2
 	exit 2
