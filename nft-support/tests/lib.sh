@@ -1,0 +1,150 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# Helpers for the nft-cgroupd tests: a private cgroup2 mount, one network
+# namespace per test, bounded polling, PASS/FAIL accounting.
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+D=${NFT_CGROUPD:-$HERE/../nft-cgroupd}
+PASSED=0
+FAILED=0
+NSES=()
+PIDS=()
+SYSCTL_RESTORE=
+
+pass() { echo "PASS $1"; PASSED=$((PASSED + 1)); }
+fail() { echo "FAIL $1${2:+: $2}"; FAILED=$((FAILED + 1)); }
+skip_all() { echo "SKIP: $1"; exit 4; }
+
+cleanup() {
+	local p ns
+	[ -n "$SYSCTL_RESTORE" ] && echo "$SYSCTL_RESTORE" > /proc/sys/fs/inotify/max_queued_events
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; kill -CONT "$p" 2>/dev/null; done
+	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
+	for ns in "${NSES[@]}"; do ip netns del "$ns" 2>/dev/null; done
+	if [ -n "$ROOT" ] && [ -d "$ROOT" ]; then
+		find "$ROOT" -depth -type d -exec rmdir {} + 2>/dev/null
+	fi
+	if [ -n "$MNT" ]; then
+		umount "$MNT" 2>/dev/null && rmdir "$MNT"
+	fi
+	[ -n "$TMPD" ] && rm -rf "$TMPD"
+}
+
+setup() {
+	[ "$(id -u)" = 0 ] || skip_all "needs root"
+	command -v nft >/dev/null || skip_all "nft not installed"
+	command -v ip >/dev/null || skip_all "iproute2 not installed"
+	[ -x "$D" ] || { echo "no $D: run make first"; exit 1; }
+	trap cleanup EXIT
+	trap 'exit 130' INT TERM
+	TMPD=$(mktemp -d /tmp/nftcg-test.XXXXXX)
+	MNT=$TMPD/cg
+	mkdir "$MNT"
+	mount -t cgroup2 none "$MNT" || skip_all "cannot mount cgroup2"
+	# Our own directory in the (shared) hierarchy.  It sits at level 1 below
+	# our cgroup namespace root, so rule levels are pattern depth + 1.
+	ROOT=$MNT/nftcg-test.$$
+	mkdir "$ROOT"
+	LVL=1
+}
+
+# new_ns NAME: a network namespace with lo up; sets NS.
+new_ns() {
+	NS=nftcg-$$-$1
+	ip netns add "$NS" || return 1
+	NSES+=("$NS")
+	ip -n "$NS" link set lo up
+}
+
+nsx() { ip netns exec "$NS" "$@"; }
+
+# A table "t" with set "s" (cgroupsv2) and a counting rule at level $1.
+std_table() {
+	nsx nft -f - <<-EOT
+	table inet t {
+		set s { type cgroupsv2; }
+		chain o {
+			type filter hook output priority 0;
+			socket cgroupv2 level $1 @s counter
+		}
+	}
+	EOT
+}
+
+# start_daemon LOGNAME ARGS...: runs nft-cgroupd in $NS; sets DPID, DLOG.
+start_daemon() {
+	DLOG=$TMPD/$1.log
+	shift
+	# not through nsx: $! must be the daemon itself (ip netns exec execs it)
+	ip netns exec "$NS" "$D" -v --retry-interval 0.2 --cgroup-root "$ROOT" "$@" > "$DLOG" 2>&1 &
+	DPID=$!
+	PIDS+=("$DPID")
+	wait_until 5 grep -qs "initial sync" "$DLOG"
+}
+
+stop_daemon() {
+	kill "$DPID" 2>/dev/null
+	wait "$DPID" 2>/dev/null
+}
+
+# wait_until SECONDS CMD...: poll CMD every 10 ms.
+wait_until() {
+	local limit=$1 i=0
+	shift
+	while ! "$@"; do
+		i=$((i + 1))
+		[ $i -ge $((limit * 100)) ] && return 1
+		sleep 0.01
+	done
+}
+
+set_ids() { nsx "$D" --list "$1" 2>&1; }
+ids_of() { [ $# -gt 0 ] && stat -c %i "$@" | sort -n; }
+
+# set_is SPEC DIR...: does the set hold exactly the ids of these dirs?
+set_is() {
+	local spec=$1
+	shift
+	[ "$(set_ids "$spec")" = "$(ids_of "$@")" ]
+}
+
+# assert_set NAME SPEC DIR...: wait up to 5 s for the exact content.
+assert_set() {
+	local name=$1 spec=$2
+	shift 2
+	if wait_until 5 set_is "$spec" "$@"; then
+		pass "$name"
+	else
+		fail "$name" "set $spec has [$(set_ids "$spec" | tr '\n' ' ')], want [$(ids_of "$@" | tr '\n' ' ')]"
+	fi
+}
+
+# send_from CGDIR: one UDP datagram from a process in that cgroup.
+send_from() {
+	nsx bash -c "echo \$\$ > '$1/cgroup.procs' && exec printf x > /dev/udp/127.0.0.1/9" 2>/dev/null
+}
+
+# counter CHAIN [INDEX]: packets of the INDEX-th (1-based) counter in the chain.
+counter() {
+	nsx nft list chain inet t "$1" | grep -o 'packets [0-9]*' |
+		sed -n "${2:-1}p" | cut -d' ' -f2
+}
+
+assert_counter() {
+	local name=$1 chain=$2 idx=$3 want=$4 got
+	got=$(counter "$chain" "$idx")
+	if [ "$got" = "$want" ]; then pass "$name"; else fail "$name" "counter $got, want $want"; fi
+}
+
+assert_log() {
+	local name=$1 pattern=$2
+	if wait_until 5 grep -q -- "$pattern" "$DLOG"; then
+		pass "$name"
+	else
+		fail "$name" "no \"$pattern\" in log: $(tail -5 "$DLOG")"
+	fi
+}
+
+summary() {
+	echo "$PASSED passed, $FAILED failed"
+	[ "$FAILED" = 0 ]
+}

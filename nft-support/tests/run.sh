@@ -1,0 +1,239 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# nft-cgroupd behaviour tests: each in its own network namespace, against a
+# private cgroup2 mount.  Prints PASS/FAIL per check and a summary.
+. "$(dirname "$0")/lib.sh"
+setup
+
+t_once() {
+	new_ns once; std_table $((LVL + 2))
+	nsx nft add set inet t w '{ type cgroupsv2; }'
+	mkdir -p "$ROOT/once/a" "$ROOT/once/b" "$ROOT/once/a/deeper" "$ROOT/other"
+	if nsx "$D" --once --cgroup-root "$ROOT" 'inet:t:s=once/*' 'inet:t:w=once' 2>"$TMPD/once.err"; then
+		pass "once: exit status 0"
+	else
+		fail "once: exit status 0" "$(cat "$TMPD/once.err")"
+	fi
+	assert_set "once: set holds exactly once/*" inet:t:s "$ROOT/once/a" "$ROOT/once/b"
+	assert_set "once: second set holds once" inet:t:w "$ROOT/once"
+	if nsx "$D" --once --cgroup-root "$ROOT" 'inet:t:s=once/*' 'inet:t:nosuch=once' 2>"$TMPD/once2.err"; then
+		fail "once: missing set gives non-zero exit"
+	else
+		pass "once: missing set gives non-zero exit"
+	fi
+	grep -q "binding inet:t:nosuch=once (argument 2): set nosuch not found in table t" "$TMPD/once2.err" &&
+		pass "once: error names the binding" || fail "once: error names the binding" "$(cat "$TMPD/once2.err")"
+	# cgroupsv2 elements are 64-bit ids in host byte order: nft prints the
+	# path when it finds the id under /sys/fs/cgroup, else the number.
+	local out id
+	out=$(nsx nft list set inet t w)
+	id=$(stat -c %i "$ROOT/once")
+	if grep -q -e "$id" -e "nftcg-test.$$/once\"" <<<"$out"; then
+		pass "once: nft reads the id back (host byte order)"
+	else
+		fail "once: nft reads the id back (host byte order)" "$out"
+	fi
+	send_from "$ROOT/once/a"; send_from "$ROOT/other"; send_from "$ROOT/once/a/deeper"
+	assert_counter "once: traffic from once/a and below counted, not other" o 1 2
+}
+
+t_late() {
+	new_ns late; std_table $((LVL + 2))
+	mkdir -p "$ROOT/late"
+	start_daemon late 'inet:t:s=late/*' || { fail "late: daemon started" "$(cat "$DLOG")"; return; }
+	assert_set "late: empty at start" inet:t:s
+	mkdir "$ROOT/late/x"
+	assert_set "late: created cgroup appears" inet:t:s "$ROOT/late/x"
+	send_from "$ROOT/late/x"; send_from "$ROOT/late"
+	assert_counter "late: traffic from late/x counted, from late not" o 1 1
+	# rmdir + mkdir: the new cgroup has a new id that replaces the old one
+	local old
+	old=$(stat -c %i "$ROOT/late/x")
+	rmdir "$ROOT/late/x"
+	assert_set "late: removed cgroup disappears" inet:t:s
+	mkdir "$ROOT/late/x"
+	[ "$(stat -c %i "$ROOT/late/x")" != "$old" ] && pass "late: recreated cgroup has a new id" ||
+		fail "late: recreated cgroup has a new id"
+	assert_set "late: new id replaces the old" inet:t:s "$ROOT/late/x"
+	send_from "$ROOT/late/x"
+	assert_counter "late: traffic from the recreated cgroup counted" o 1 2
+	# both within one burst: no event read in between
+	rmdir "$ROOT/late/x"; mkdir "$ROOT/late/x"
+	assert_set "late: rmdir+mkdir in one burst" inet:t:s "$ROOT/late/x"
+	stop_daemon
+}
+
+t_deep() {
+	new_ns deep
+	# "**" has no fixed depth: one rule per level (here up to 8 below deep)
+	local rules= l
+	for l in $(seq $((LVL + 1)) $((LVL + 9))); do
+		rules+="socket cgroupv2 level $l @s counter accept"$'\n'
+	done
+	nsx nft -f - <<-EOT
+	table inet t {
+		set s { type cgroupsv2; }
+		set f { type cgroupsv2; }
+		chain o {
+			type filter hook output priority 0;
+			$rules
+		}
+	}
+	EOT
+	mkdir -p "$ROOT/deep"
+	start_daemon deep 'inet:t:s=deep/**' 'inet:t:f=deep/*/*/*/*/*/f' || { fail "deep: daemon started"; return; }
+	mkdir -p "$ROOT/deep/a/b/c/d/e/f/g/h"
+	local p=$ROOT/deep dirs=("$ROOT/deep")
+	for l in a b c d e f g h; do p=$p/$l; dirs+=("$p"); done
+	assert_set "deep: mkdir -p burst, every level in deep/**" inet:t:s "${dirs[@]}"
+	assert_set "deep: fixed-depth pattern at level 7" inet:t:f "$ROOT/deep/a/b/c/d/e/f"
+	send_from "$ROOT/deep/a/b/c/d/e/f/g/h"
+	assert_counter "deep: level rule matches once (accept ends the chain)" o 1 1
+	find "$ROOT/deep/a" -depth -type d -exec rmdir {} +
+	assert_set "deep: subtree removal" inet:t:s "$ROOT/deep"
+	stop_daemon
+}
+
+t_burst() {
+	new_ns burst; std_table $((LVL + 2))
+	mkdir -p "$ROOT/burst"
+	start_daemon burst 'inet:t:s=burst/web-*' || { fail "burst: daemon started"; return; }
+	local i
+	for i in $(seq 1 300); do mkdir "$ROOT/burst/web-$i" "$ROOT/burst/db-$i"; done
+	assert_set "burst: 300 of 600 created in a burst" inet:t:s "$ROOT"/burst/web-*/
+	send_from "$ROOT/burst/web-17"; send_from "$ROOT/burst/db-17"
+	assert_counter "burst: traffic from web-17 counted, db-17 not" o 1 1
+	for i in $(seq 1 300); do rmdir "$ROOT/burst/web-$i" "$ROOT/burst/db-$i"; done
+	assert_set "burst: all removed in a burst" inet:t:s
+	stop_daemon
+}
+
+t_thousand() {
+	new_ns k; std_table $((LVL + 3))
+	mkdir -p "$ROOT/k"
+	start_daemon k 'inet:t:s=k/*/*' || { fail "thousand: daemon started"; return; }
+	local i j
+	for i in $(seq 1 10); do
+		mkdir "$ROOT/k/$i"
+		for j in $(seq 1 100); do mkdir "$ROOT/k/$i/$j"; done
+	done
+	assert_set "thousand: 1,000 cgroups at depth 2" inet:t:s "$ROOT"/k/*/*/
+	for i in $(seq 1 5); do
+		for j in $(seq 1 100); do rmdir "$ROOT/k/$i/$j"; done
+	done
+	assert_set "thousand: 500 removed" inet:t:s "$ROOT"/k/*/*/
+	send_from "$ROOT/k/7/42"; send_from "$ROOT/k/7"
+	assert_counter "thousand: traffic from k/7/42 counted" o 1 1
+	stop_daemon
+}
+
+t_overflow() {
+	new_ns ovf; std_table $((LVL + 2))
+	mkdir -p "$ROOT/ovf"
+	# the queue limit is taken at inotify_init(): lower it only around the start
+	SYSCTL_RESTORE=$(cat /proc/sys/fs/inotify/max_queued_events)
+	echo 16 > /proc/sys/fs/inotify/max_queued_events
+	start_daemon ovf 'inet:t:s=ovf/*'
+	echo "$SYSCTL_RESTORE" > /proc/sys/fs/inotify/max_queued_events
+	SYSCTL_RESTORE=
+	kill -STOP "$DPID"
+	local i
+	for i in $(seq 1 200); do mkdir "$ROOT/ovf/c$i"; done
+	for i in $(seq 1 50); do rmdir "$ROOT/ovf/c$i"; done
+	kill -CONT "$DPID"
+	assert_log "overflow: queue overflow detected" "inotify queue overflow"
+	assert_set "overflow: rescan reconciles" inet:t:s "$ROOT"/ovf/c*/
+	mkdir "$ROOT/ovf/after"
+	assert_set "overflow: watching again after the rescan" inet:t:s "$ROOT"/ovf/c*/ "$ROOT/ovf/after"
+	stop_daemon
+}
+
+t_sighup() {
+	new_ns hup; std_table $((LVL + 2))
+	mkdir -p "$ROOT/hup/a1" "$ROOT/hup/a2" "$ROOT/hup/b1"
+	local conf=$TMPD/hup.conf
+	printf '# test\n\ninet:t:s=hup/a*\n' > "$conf"
+	start_daemon hup --config "$conf" || { fail "sighup: daemon started"; return; }
+	assert_set "sighup: first config" inet:t:s "$ROOT/hup/a1" "$ROOT/hup/a2"
+	printf 'inet:t:s=hup/b*\n  # indented comment\ninet:t:s=hup/a2\n' > "$conf"
+	kill -HUP "$DPID"
+	assert_set "sighup: new config, stale ids removed" inet:t:s "$ROOT/hup/b1" "$ROOT/hup/a2"
+	printf 'inet:t:s=hup/[b\n' > "$conf"
+	kill -HUP "$DPID"
+	assert_log "sighup: bad config names file:line" "$conf:1: pattern \"hup/\[b\" has an unterminated"
+	mkdir "$ROOT/hup/b2"
+	assert_set "sighup: bad config keeps the old bindings" inet:t:s "$ROOT/hup/b1" "$ROOT/hup/b2" "$ROOT/hup/a2"
+	stop_daemon
+}
+
+t_missing() {
+	new_ns miss; std_table $((LVL + 2))
+	mkdir -p "$ROOT/miss/x"
+	start_daemon miss 'inet:t:later=miss/*' 'inet:t:s=miss/*' || { fail "missing: daemon started"; return; }
+	assert_log "missing: error names the binding" "binding inet:t:later=miss/\* (argument 1): set later not found in table t"
+	mkdir "$ROOT/miss/y"
+	assert_set "missing: other binding keeps working" inet:t:s "$ROOT/miss/x" "$ROOT/miss/y"
+	nsx nft add set inet t later '{ type cgroupsv2; }'
+	assert_set "missing: set created later gets filled" inet:t:later "$ROOT/miss/x" "$ROOT/miss/y"
+	assert_log "missing: recovery logged" "inet:t:later: in sync again"
+	stop_daemon
+}
+
+t_wrongtype() {
+	new_ns wt; std_table $((LVL + 2))
+	nsx nft add set inet t v4 '{ type ipv4_addr; }'
+	nsx nft add map inet t m '{ type cgroupsv2 : verdict; }'
+	mkdir -p "$ROOT/wt/x"
+	start_daemon wt 'inet:t:v4=wt/*' 'inet:t:m=wt/*' 'inet:t:s=wt/*' || { fail "wrongtype: daemon started"; return; }
+	assert_log "wrongtype: type mismatch explained" "binding inet:t:v4=wt/\* (argument 1): the set has key type 7 of 4 bytes; it must be \`type cgroupsv2\`"
+	assert_log "wrongtype: map refused" "binding inet:t:m=wt/\* (argument 2): the set is a map"
+	assert_set "wrongtype: other binding keeps working" inet:t:s "$ROOT/wt/x"
+	stop_daemon
+}
+
+t_restart() {
+	new_ns rs; std_table $((LVL + 2))
+	mkdir -p "$ROOT/rs/a" "$ROOT/rs/b" "$ROOT/rs/c"
+	start_daemon rs1 'inet:t:s=rs/*' || { fail "restart: daemon started"; return; }
+	assert_set "restart: first run" inet:t:s "$ROOT"/rs/a "$ROOT"/rs/b "$ROOT"/rs/c
+	stop_daemon
+	rmdir "$ROOT/rs/a" "$ROOT/rs/b"
+	mkdir "$ROOT/rs/d"
+	set_is inet:t:s "$ROOT/rs/c" && fail "restart: stale ids remain while stopped" ||
+		pass "restart: stale ids remain while stopped"
+	start_daemon rs2 'inet:t:s=rs/*'
+	assert_set "restart: reconciled, stale ids removed" inet:t:s "$ROOT/rs/c" "$ROOT/rs/d"
+	grep -q "added 1, removed 2" "$DLOG" && pass "restart: only the difference applied" ||
+		fail "restart: only the difference applied" "$(grep added "$DLOG")"
+	stop_daemon
+}
+
+t_external() {
+	new_ns ext; std_table $((LVL + 2))
+	mkdir -p "$ROOT/ext/a" "$ROOT/ext/b"
+	start_daemon ext 'inet:t:s=ext/*' || { fail "external: daemon started"; return; }
+	assert_set "external: filled" inet:t:s "$ROOT/ext/a" "$ROOT/ext/b"
+	nsx nft flush set inet t s
+	assert_set "external: refilled after nft flush set" inet:t:s "$ROOT/ext/a" "$ROOT/ext/b"
+	nsx nft flush ruleset
+	std_table $((LVL + 2))
+	assert_set "external: refilled after a firewall reload" inet:t:s "$ROOT/ext/a" "$ROOT/ext/b"
+	send_from "$ROOT/ext/b"
+	assert_counter "external: traffic counted after the reload" o 1 1
+	stop_daemon
+}
+
+t_config_errors() {
+	local conf=$TMPD/bad.conf out
+	printf '# c\ninet:t:s=ok\nfoo:t:s=x\ninet:t:s=a//b\ninet:t\n' > "$conf"
+	out=$("$D" --once --config "$conf" 2>&1)
+	local rc=$?
+	[ $rc = 2 ] && pass "config: invalid config exits 2" || fail "config: invalid config exits 2" "rc=$rc"
+	grep -q "$conf:3: unknown family \"foo\"" <<<"$out" && grep -q "$conf:4: pattern \"a//b\" has an empty component" <<<"$out" &&
+		grep -q "$conf:5: \"inet:t\" is not FAMILY:TABLE:SET=PATTERN" <<<"$out" &&
+		pass "config: every error names file:line" || fail "config: every error names file:line" "$out"
+}
+
+TESTS=${*:-once late deep burst thousand overflow sighup missing wrongtype restart external config_errors}
+for t in $TESTS; do "t_$t"; done
+summary
