@@ -86,3 +86,122 @@ need_module() {
 finish() {
 	exit $((_fails > 0))
 }
+
+# --- added for the kernel tests beyond first light ---------------------------
+
+# skip NAME WHY: a check that cannot run here, with the reason.
+skip() { echo "SKIP $1 ($2)"; }
+
+# drop_unreach [PREFIX...]: drop the ICMP port unreachable errors the kernel
+# sends back for datagrams to closed ports (raw OUTPUT, iptables-legacy, v4
+# and v6), so that cg2net send reports "sent N" for N datagrams and every
+# datagram still crosses OUTPUT, POSTROUTING, PREROUTING and INPUT.  PREFIX
+# runs the commands elsewhere, e.g. "in_ns peer".
+drop_unreach() {
+	"$@" iptables-legacy -w -t raw -A OUTPUT -p icmp --icmp-type port-unreachable \
+		-j DROP || fail "drop_unreach: iptables-legacy raw OUTPUT"
+	"$@" ip6tables-legacy -w -t raw -A OUTPUT -p ipv6-icmp \
+		--icmpv6-type port-unreachable -j DROP ||
+		fail "drop_unreach: ip6tables-legacy raw OUTPUT"
+}
+
+# netns_add NAME...: named network namespaces with lo up; in_ns NAME CMD...
+# runs CMD there.  nsenter, not "ip netns exec": that remounts /sys and so
+# hides the cgroup2 mount under /sys/fs/cgroup.
+netns_add() {
+	local n
+	for n; do
+		ip netns add "$n" || { fail "ip netns add $n"; continue; }
+		ip -n "$n" link set lo up || fail "lo up in $n"
+	done
+}
+in_ns() {
+	local n=$1
+	shift
+	nsenter --net="/run/netns/$n" "$@"
+}
+
+# veth_ns NS ADDR PEERADDR [DEV]: a veth pair DEV (default veth0) here with
+# ADDR (CIDR), its peer "eth0" in netns NS with PEERADDR; IPv6 addresses get
+# nodad, so they are usable at once.
+veth_ns() {
+	local ns=$1 a=$2 pa=$3 dev=${4:-veth0} opt=()
+	[[ $a == *:* ]] && opt=(nodad)
+	ip link add "$dev" type veth peer name eth0 netns "$ns" &&
+		ip addr add "$a" dev "$dev" "${opt[@]}" &&
+		ip link set "$dev" up &&
+		ip -n "$ns" addr add "$pa" dev eth0 "${opt[@]}" &&
+		ip -n "$ns" link set eth0 up || fail "veth $dev to $ns"
+}
+
+# bg_listen NAME [PREFIX... --] CG2NET-ARGS...: start "cg2net CG2NET-ARGS
+# --ready-file" in the background (PREFIX before it, e.g. in_ns peer) and
+# wait until it listens; the bound port is then in $BG_DIR/NAME.port.
+# bg_result NAME waits for it and prints its result line.
+BG_DIR=$(mktemp -d /tmp/vmtest.XXXXXX)
+bg_listen() {
+	local name=$1 prefix=() i
+	shift
+	if [[ " $* " == *" -- "* ]]; then
+		while [[ $1 != -- ]]; do prefix+=("$1"); shift; done
+		shift
+	fi
+	rm -f "$BG_DIR/$name.port"
+	"${prefix[@]}" cg2net "$@" --ready-file "$BG_DIR/$name.port" \
+		>"$BG_DIR/$name.out" 2>"$BG_DIR/$name.err" &
+	echo $! >"$BG_DIR/$name.pid"
+	for i in $(seq 500); do
+		[[ -s $BG_DIR/$name.port ]] && return 0
+		kill -0 $! 2>/dev/null || break
+		sleep 0.02
+	done
+	fail "listener $name not ready ($(tr '\n' ' ' <"$BG_DIR/$name.err"))"
+	return 1
+}
+bg_port() { cat "$BG_DIR/$1.port" 2>/dev/null; }
+bg_result() {
+	wait "$(cat "$BG_DIR/$1.pid")" 2>/dev/null
+	cat "$BG_DIR/$1.out"
+}
+
+# dmesg_clear; dmesg_new: the kernel messages since the last dmesg_clear.
+dmesg_clear() { dmesg -c >/dev/null; }
+dmesg_new() { dmesg -c; }
+
+# expect_grep NAME REGEX TEXT: some line of TEXT matches the extended REGEX.
+expect_grep() {
+	if grep -qE -- "$2" <<<"$3"; then pass "$1"
+	else fail "$1 (no line matching '$2' in: $(tr '\n' '|' <<<"$3"))"; fi
+}
+# expect_nogrep NAME REGEX TEXT: no line of TEXT matches REGEX.
+expect_nogrep() {
+	if grep -qE -- "$2" <<<"$3"; then
+		fail "$1 (unexpected '$2' in: $(tr '\n' '|' <<<"$3"))"
+	else pass "$1"; fi
+}
+
+# expect_rc NAME RC CMD...: CMD exits with status RC exactly.
+expect_rc() {
+	local name=$1 want=$2 out rc
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	if ((rc == want)); then pass "$name"
+	else fail "$name (want status $want, got $rc: $(tr '\n' ' ' <<<"$out"))"; fi
+}
+
+# snap IPTABLES CHAIN [TABLE]: list CHAIN once into $SNAP; snapc TAG then
+# prints the packet count of the rule tagged TAG in it, as counter does.
+snap() { SNAP=$("$1" -w -t "${3:-filter}" -L "$2" -v -x -n); }
+snapc() {
+	awk -v tag="/* $1 */" 'index($0, tag) { print $1; found = 1; exit }
+			       END { if (!found) print "missing" }' <<<"$SNAP"
+}
+
+# sends CGROUP ADDR PORT COUNT: like udp_from, but a failure is a FAIL of
+# its own (the tests assert the counters, not each send).
+sends() {
+	local out
+	out=$(udp_from "$@" 2>&1 | tail -n 1)
+	[[ $out == "sent ${4:-1}" ]] || fail "send from '${1:-/}' to $2 $3 (got '$out')"
+}
