@@ -312,8 +312,13 @@ static int load(struct daemon *d, struct config *cfg)
 	if (d->config_file && config_load_file(cfg, d->config_file))
 		ret = -1;
 	if (!ret && !cfg->n) {
-		err("no bindings (give FAMILY:TABLE:SET=PATTERN or --config)");
-		ret = -1;
+		if (!d->config_file) {
+			err("no bindings (give FAMILY:TABLE:SET=PATTERN or --config)");
+			ret = -1;
+		} else {
+			warn("%s has no bindings: nothing to do until it has (SIGHUP)",
+			     d->config_file);
+		}
 	}
 	if (ret)
 		config_free(cfg);

@@ -29,6 +29,7 @@
 
 #define RBUF_SIZE	(256 * 1024)
 #define IDS_PER_MSG	1024	/* 20 bytes each: well below the 64 KiB of a nested attribute */
+#define IDS_PER_BATCH	(64 * 1024)	/* about 1.3 MB of messages */
 #define MSG_RESERVE	(32 * 1024)
 #define SNDBUF_SIZE	(8 * 1024 * 1024)
 #define ACK_TIMEOUT_MS	5000
@@ -512,9 +513,39 @@ static int recv_acks(struct nfs *n, const struct sent *st, uint32_t begin,
 	return 0;
 }
 
+static int commit_one(struct nfs *n, int family, const char *table,
+		      const char *set, const uint64_t *add, size_t nadd,
+		      const uint64_t *del, size_t ndel, bool *del_missing,
+		      char *err, size_t errlen);
+
 int nfs_commit(struct nfs *n, int family, const char *table, const char *set,
 	       const uint64_t *add, size_t nadd, const uint64_t *del,
 	       size_t ndel, bool *del_missing, char *err, size_t errlen)
+{
+	size_t a = 0, d = 0, ka, kd;
+	int ret;
+
+	/*
+	 * One sendmsg() per transaction, bounded by the socket's send buffer:
+	 * huge changes go as several transactions of IDS_PER_BATCH ids.
+	 */
+	do {
+		ka = nadd - a < IDS_PER_BATCH ? nadd - a : IDS_PER_BATCH;
+		kd = ndel - d < IDS_PER_BATCH - ka ? ndel - d : IDS_PER_BATCH - ka;
+		ret = commit_one(n, family, table, set, add + a, ka, del + d,
+				 kd, del_missing, err, errlen);
+		if (ret)
+			return ret;
+		a += ka;
+		d += kd;
+	} while (a < nadd || d < ndel);
+	return 0;
+}
+
+static int commit_one(struct nfs *n, int family, const char *table,
+		      const char *set, const uint64_t *add, size_t nadd,
+		      const uint64_t *del, size_t ndel, bool *del_missing,
+		      char *err, size_t errlen)
 {
 	char kmsg[256] = "", what[96];
 	struct sent st;
