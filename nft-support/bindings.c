@@ -155,6 +155,7 @@ int binding_add(struct config *cfg, const char *text, const char *where,
 	b->pattern = strdup(pat);
 	b->spec = strdup(text);
 	b->where = strdup(where);
+	b->level_warned = false;
 	if (!b->pattern || !b->spec || !b->where) {
 		free(b->pattern);
 		free(b->spec);

@@ -19,6 +19,7 @@ struct binding {
 	char *pattern;
 	char *spec;	/* the text as given, for messages */
 	char *where;	/* "FILE:LINE" or "command line" */
+	bool level_warned;	/* the rules' levels cannot match this pattern */
 };
 
 struct target {
@@ -35,6 +36,7 @@ struct target {
 	bool full;		/* re-read the set and reconcile all of it */
 	bool checked;		/* set type verified since the last failure */
 	bool failed;		/* the last attempt failed */
+	bool rules_changed;	/* check the rules' levels again */
 	char lasterr[512];
 	double retry_at;	/* monotonic seconds */
 };

@@ -19,6 +19,7 @@
 
 #include "cgroup2_user.h"
 #include "bindings.h"
+#include "levels.h"
 #include "log.h"
 #include "monitor.h"
 #include "nftset.h"
@@ -35,6 +36,7 @@ struct daemon {
 	char **args;		/* bindings from the command line */
 	int nargs;
 	double retry_interval;
+	int root_level;		/* of the cgroup root in our cgroup ns, or -1 */
 	bool once;
 };
 
@@ -197,6 +199,51 @@ static int push(uint64_t **v, size_t *n, size_t *cap, uint64_t id)
 	return 0;
 }
 
+/*
+ * Warn about bindings that the rules using the set can never match: with
+ * a fixed depth D, `socket cgroupv2 level` must be D (plus the level of
+ * --cgroup-root); with "**", at least the smallest depth.
+ */
+static void check_levels(struct daemon *d, struct target *t)
+{
+	unsigned int lv[64], depth;
+	char have[256];
+	int n, i, fixed;
+	size_t j, len;
+
+	if (d->root_level < 0)
+		return;
+	n = nfs_rule_levels(&d->nfs, t->family, t->table, t->set, lv, 64);
+	if (n <= 0) {
+		if (n == 0)
+			dbg("%s: no rule uses it with socket cgroupv2 yet", t->name);
+		return;
+	}
+	len = 0;
+	have[0] = '\0';
+	for (i = 0; i < n && len < sizeof(have); i++)
+		len += snprintf(have + len, sizeof(have) - len, "%s%u",
+				i ? ", " : "", lv[i]);
+	for (j = 0; j < t->nb; j++) {
+		struct binding *b = &t->b[j];
+		bool ok = false;
+
+		depth = pattern_min_depth(b->pattern, &fixed) + d->root_level;
+		for (i = 0; i < n; i++)
+			if (fixed ? lv[i] == depth : lv[i] >= depth)
+				ok = true;
+		if (ok) {
+			b->level_warned = false;
+			continue;
+		}
+		if (!b->level_warned)
+			warn("binding %s (%s): the rules on @%s use socket cgroupv2 level %s, which never matches this pattern: it needs level %u%s",
+			     b->spec, b->where, t->set, have, depth,
+			     fixed ? "" : " or more (one rule per level)");
+		b->level_warned = true;
+	}
+}
+
 /* Bring one set in line.  0 on success (or nothing to do), -1 on failure. */
 static int target_sync(struct daemon *d, struct target *t, bool force)
 {
@@ -218,6 +265,7 @@ static int target_sync(struct daemon *d, struct target *t, bool force)
 				return -1;
 			}
 			t->checked = true;
+			check_levels(d, t);
 		}
 		if (t->full) {
 			if (nfs_read_set(&d->nfs, t->family, t->table, t->set,
@@ -354,7 +402,7 @@ static void reload(struct daemon *d)
 }
 
 static void on_nft_change(void *ctx, int family, const char *table,
-			  const char *set)
+			  const char *set, bool rules)
 {
 	struct daemon *d = ctx;
 	size_t i;
@@ -365,6 +413,10 @@ static void on_nft_change(void *ctx, int family, const char *table,
 		if (table && (t->family != family || strcmp(t->table, table) ||
 			      (set && strcmp(t->set, set))))
 			continue;
+		if (rules) {
+			t->rules_changed = true;
+			continue;
+		}
 		dbg("%s: changed by someone else; re-reading", t->name);
 		t->full = true;
 		t->checked = false;
@@ -551,6 +603,13 @@ int main(int argc, char **argv)
 		}
 	}
 
+	d.root_level = cgroup_dir_level(root);
+	if (d.root_level < 0)
+		warn("%s: cannot tell its level in the cgroup namespace; rule levels are not checked",
+		     root);
+	else
+		dbg("%s is at level %d: rules need level %d + the pattern's depth",
+		    root, d.root_level, d.root_level);
 	t0 = now();
 	ret = cgtree_open(&d.tree, root, &tree_ops, &d.cfg);
 	if (ret) {
@@ -626,6 +685,11 @@ int main(int argc, char **argv)
 		}
 		/* All pending changes, one transaction per set. */
 		sync_all(&d, false);
+		for (i = 0; i < d.cfg.n; i++) {
+			if (d.cfg.t[i].rules_changed && !d.cfg.t[i].failed)
+				check_levels(&d, &d.cfg.t[i]);
+			d.cfg.t[i].rules_changed = false;
+		}
 	}
 	sd_notify("STOPPING=1");
 out:

@@ -71,7 +71,7 @@ void monitor_process(struct monitor *m, monitor_cb cb, void *ctx)
 			if (errno == EINTR)
 				continue;
 			if (errno == ENOBUFS || errno == ENOSPC)
-				cb(ctx, -1, NULL, NULL);	/* lost events */
+				cb(ctx, -1, NULL, NULL, false);	/* lost events */
 			return;
 		}
 		nlh = (const struct nlmsghdr *)m->buf;
@@ -90,21 +90,27 @@ void monitor_process(struct monitor *m, monitor_cb cb, void *ctx)
 			case NFT_MSG_DELTABLE:
 				names(nlh, NFTA_TABLE_NAME, -1, &table, &set);
 				if (table)
-					cb(ctx, g->nfgen_family, table, NULL);
+					cb(ctx, g->nfgen_family, table, NULL, false);
+				break;
+			case NFT_MSG_NEWRULE:
+			case NFT_MSG_DELRULE:
+				names(nlh, NFTA_RULE_TABLE, -1, &table, &set);
+				if (table)
+					cb(ctx, g->nfgen_family, table, NULL, true);
 				break;
 			case NFT_MSG_NEWSET:
 			case NFT_MSG_DELSET:
 				names(nlh, NFTA_SET_TABLE, NFTA_SET_NAME,
 				      &table, &set);
 				if (table && set)
-					cb(ctx, g->nfgen_family, table, set);
+					cb(ctx, g->nfgen_family, table, set, false);
 				break;
 			case NFT_MSG_NEWSETELEM:
 			case NFT_MSG_DELSETELEM:
 				names(nlh, NFTA_SET_ELEM_LIST_TABLE,
 				      NFTA_SET_ELEM_LIST_SET, &table, &set);
 				if (table && set)
-					cb(ctx, g->nfgen_family, table, set);
+					cb(ctx, g->nfgen_family, table, set, false);
 				break;
 			}
 		}

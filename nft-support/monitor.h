@@ -7,6 +7,8 @@
 #ifndef NFTCG_MONITOR_H
 #define NFTCG_MONITOR_H
 
+#include <stdbool.h>
+
 struct mnl_socket;
 
 struct monitor {
@@ -18,9 +20,10 @@ struct monitor {
 /*
  * Called for a change to FAMILY:TABLE:SET by someone else; @set is NULL
  * when a whole table changed, and @table too when events were lost.
+ * @rules is true when only the rules of the table changed.
  */
 typedef void (*monitor_cb)(void *ctx, int family, const char *table,
-			   const char *set);
+			   const char *set, bool rules);
 
 int monitor_open(struct monitor *m, unsigned int ignore_portid);
 int monitor_fd(const struct monitor *m);

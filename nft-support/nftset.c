@@ -13,6 +13,8 @@
 #include <libnftnl/common.h>
 #include <libnftnl/set.h>
 #include <libnftnl/table.h>
+#include <libnftnl/rule.h>
+#include <libnftnl/expr.h>
 
 #include "log.h"
 #include "nftset.h"
@@ -595,4 +597,95 @@ again:
 	}
 	describe(err, errlen, what, e, kmsg);
 	return -e;
+}
+
+struct levels {
+	const char *table, *set;
+	unsigned int *v;
+	size_t n, max;
+};
+
+static void level_add(struct levels *l, unsigned int level)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->v[i] == level)
+			return;
+	if (l->n < l->max)
+		l->v[l->n++] = level;
+}
+
+static int rule_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct levels *l = data;
+	struct nftnl_rule *r = nftnl_rule_alloc();
+	struct nftnl_expr_iter *it;
+	struct nftnl_expr *e;
+	/* level last loaded into each register by socket cgroupv2, or -1 */
+	long reg_level[32];
+	size_t i;
+
+	if (!r)
+		return -1;
+	if (nftnl_rule_nlmsg_parse(nlh, r) < 0) {
+		nftnl_rule_free(r);
+		return -1;
+	}
+	if (nftnl_rule_is_set(r, NFTNL_RULE_TABLE) &&
+	    strcmp(nftnl_rule_get_str(r, NFTNL_RULE_TABLE), l->table)) {
+		nftnl_rule_free(r);	/* an old kernel that ignores the filter */
+		return 0;
+	}
+	it = nftnl_expr_iter_create(r);
+	if (!it) {
+		nftnl_rule_free(r);
+		return -1;
+	}
+	for (i = 0; i < 32; i++)
+		reg_level[i] = -1;
+	while ((e = nftnl_expr_iter_next(it))) {
+		const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
+		uint32_t reg;
+
+		if (!strcmp(name, "socket") &&
+		    nftnl_expr_get_u32(e, NFTNL_EXPR_SOCKET_KEY) == NFT_SOCKET_CGROUPV2) {
+			reg = nftnl_expr_get_u32(e, NFTNL_EXPR_SOCKET_DREG);
+			if (reg < 32)
+				reg_level[reg] = nftnl_expr_get_u32(e, NFTNL_EXPR_SOCKET_LEVEL);
+		} else if (!strcmp(name, "lookup")) {
+			const char *set = nftnl_expr_get_str(e, NFTNL_EXPR_LOOKUP_SET);
+
+			reg = nftnl_expr_get_u32(e, NFTNL_EXPR_LOOKUP_SREG);
+			if (set && !strcmp(set, l->set) && reg < 32 &&
+			    reg_level[reg] >= 0)
+				level_add(l, reg_level[reg]);
+		}
+	}
+	nftnl_expr_iter_destroy(it);
+	nftnl_rule_free(r);
+	return 0;
+}
+
+int nfs_rule_levels(struct nfs *n, int family, const char *table,
+		    const char *set, unsigned int *levels, size_t max)
+{
+	struct levels l = { .table = table, .set = set, .v = levels, .max = max };
+	struct query q = { .n = n, .cb = rule_cb, .data = &l };
+	struct nftnl_rule *r = nftnl_rule_alloc();
+	struct nlmsghdr *nlh;
+	int ret;
+
+	if (!r || reserve(n, 0, MSG_RESERVE)) {
+		nftnl_rule_free(r);
+		return -ENOMEM;
+	}
+	nftnl_rule_set_str(r, NFTNL_RULE_TABLE, table);
+	q.seq = ++n->seq;
+	nlh = nftnl_nlmsg_build_hdr(n->buf, NFT_MSG_GETRULE, family,
+				    NLM_F_DUMP, q.seq);
+	nftnl_rule_nlmsg_build_payload(nlh, r);
+	nftnl_rule_free(r);
+	ret = request(&q, nlh->nlmsg_len);
+	return ret ? ret : (int)l.n;
 }

@@ -48,4 +48,12 @@ int nfs_commit(struct nfs *n, int family, const char *table, const char *set,
 	       const uint64_t *add, size_t nadd, const uint64_t *del,
 	       size_t ndel, bool *del_missing, char *err, size_t errlen);
 
+/*
+ * The levels N of the rules in TABLE that do `socket cgroupv2 level N`
+ * and look the result up in SET, into @levels (at most @max, no
+ * duplicates).  Returns how many, or -errno.
+ */
+int nfs_rule_levels(struct nfs *n, int family, const char *table,
+		    const char *set, unsigned int *levels, size_t max);
+
 #endif

@@ -145,6 +145,12 @@ assert_log() {
 }
 
 summary() {
+	# a build with -fsanitize=... reports into the daemon logs
+	local bad
+	bad=$(grep -l -E "AddressSanitizer|LeakSanitizer|runtime error:" "$TMPD"/*.log "$TMPD"/*.err 2>/dev/null)
+	if [ -n "$bad" ]; then
+		fail "sanitizers" "$(cat $bad | head -40)"
+	fi
 	echo "$PASSED passed, $FAILED failed"
 	[ "$FAILED" = 0 ]
 }

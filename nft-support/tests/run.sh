@@ -223,6 +223,26 @@ t_external() {
 	stop_daemon
 }
 
+t_levels() {
+	new_ns lv
+	nsx nft -f - <<-EOT
+	table inet t {
+		set s { type cgroupsv2; }
+		chain o { type filter hook output priority 0; }
+	}
+	EOT
+	mkdir -p "$ROOT/lv/a"
+	start_daemon lv 'inet:t:s=lv/*' || { fail "levels: daemon started"; return; }
+	nsx nft add rule inet t o socket cgroupv2 level $((LVL + 1)) @s counter
+	assert_log "levels: a rule at the wrong level is reported" "binding inet:t:s=lv/\* (argument 1): the rules on @s use socket cgroupv2 level $((LVL + 1)), which never matches this pattern: it needs level $((LVL + 2))"
+	nsx nft add rule inet t o socket cgroupv2 level $((LVL + 2)) @s counter
+	send_from "$ROOT/lv/a"
+	assert_counter "levels: the right level matches" o 2 1
+	[ "$(grep -c "never matches" "$DLOG")" = 1 ] && pass "levels: reported once" ||
+		fail "levels: reported once" "$(grep "never matches" "$DLOG")"
+	stop_daemon
+}
+
 t_config_errors() {
 	local conf=$TMPD/bad.conf out
 	printf '# c\ninet:t:s=ok\nfoo:t:s=x\ninet:t:s=a//b\ninet:t\n' > "$conf"
@@ -234,6 +254,6 @@ t_config_errors() {
 		pass "config: every error names file:line" || fail "config: every error names file:line" "$out"
 }
 
-TESTS=${*:-once late deep burst thousand overflow sighup missing wrongtype restart external config_errors}
+TESTS=${*:-once late deep burst thousand overflow sighup missing wrongtype restart external levels config_errors}
 for t in $TESTS; do "t_$t"; done
 summary
