@@ -160,7 +160,13 @@ bg_listen() {
 }
 bg_port() { cat "$BG_DIR/$1.port" 2>/dev/null; }
 bg_result() {
-	wait "$(cat "$BG_DIR/$1.pid")" 2>/dev/null
+	# Often called in $(...), a subshell that cannot wait for the listener:
+	# wait for its one result line instead (written as it exits), 15 s at most.
+	local i
+	for i in $(seq 300); do
+		[[ -s $BG_DIR/$1.out ]] && break
+		sleep 0.05
+	done
 	cat "$BG_DIR/$1.out"
 }
 
