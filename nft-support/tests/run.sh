@@ -243,6 +243,47 @@ t_levels() {
 	stop_daemon
 }
 
+t_systemd() {
+	new_ns sd; std_table $((LVL + 2))
+	mkdir -p "$ROOT/sd/a"
+	local sock=$TMPD/notify.sock out=$TMPD/notify.out
+	python3 - "$sock" "$out" <<-'EOP' &
+	import socket, sys
+	s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+	s.bind(sys.argv[1])
+	s.settimeout(10)
+	with open(sys.argv[2], "w") as f:
+	    while True:
+	        try:
+	            m = s.recv(4096).decode()
+	        except socket.timeout:
+	            break
+	        f.write(m + "\n"); f.flush()
+	        if m == "STOPPING=1":
+	            break
+	EOP
+	local py=$!
+	PIDS+=("$py")
+	wait_until 5 test -S "$sock"
+	DLOG=$TMPD/sd.log
+	NOTIFY_SOCKET=$sock ip netns exec "$NS" "$D" --cgroup-root "$ROOT" 'inet:t:s=sd/*' >"$DLOG" 2>&1 &
+	DPID=$!
+	PIDS+=("$DPID")
+	wait_until 5 grep -qs "READY=1" "$out" && pass "systemd: READY=1 after the initial sync" ||
+		fail "systemd: READY=1 after the initial sync" "$(cat "$out" 2>/dev/null)"
+	set_is inet:t:s "$ROOT/sd/a" && pass "systemd: set filled when READY=1 is sent" ||
+		fail "systemd: set filled when READY=1 is sent"
+	kill -TERM "$DPID"
+	wait "$DPID"
+	local rc=$?
+	[ $rc = 0 ] && pass "systemd: SIGTERM exits 0" || fail "systemd: SIGTERM exits 0" "rc=$rc"
+	wait_until 5 grep -qs "STOPPING=1" "$out" && pass "systemd: STOPPING=1 on exit" ||
+		fail "systemd: STOPPING=1 on exit" "$(cat "$out")"
+	set_is inet:t:s "$ROOT/sd/a" && pass "systemd: the set keeps its content after exit" ||
+		fail "systemd: the set keeps its content after exit"
+	wait "$py" 2>/dev/null
+}
+
 t_config_errors() {
 	local conf=$TMPD/bad.conf out
 	printf '# c\ninet:t:s=ok\nfoo:t:s=x\ninet:t:s=a//b\ninet:t\n' > "$conf"
@@ -252,8 +293,12 @@ t_config_errors() {
 	grep -q "$conf:3: unknown family \"foo\"" <<<"$out" && grep -q "$conf:4: pattern \"a//b\" has an empty component" <<<"$out" &&
 		grep -q "$conf:5: \"inet:t\" is not FAMILY:TABLE:SET=PATTERN" <<<"$out" &&
 		pass "config: every error names file:line" || fail "config: every error names file:line" "$out"
+	out=$("$D" --once --cgroup-root /nonexistent 'inet:t:s=x' 2>&1)
+	rc=$?
+	[ $rc = 1 ] && grep -q "/nonexistent: No such file or directory" <<<"$out" &&
+		pass "config: missing cgroup root reported" || fail "config: missing cgroup root reported" "rc=$rc $out"
 }
 
-TESTS=${*:-once late deep burst thousand overflow sighup missing wrongtype restart external levels config_errors}
+TESTS=${*:-once late deep burst thousand overflow sighup missing wrongtype restart external levels systemd config_errors}
 for t in $TESTS; do "t_$t"; done
 summary
