@@ -219,6 +219,19 @@ static int request(struct query *q, size_t len)
 	return 0;
 }
 
+/* A set object naming TABLE and SET, or NULL when out of memory. */
+static struct nftnl_set *set_named(const char *table, const char *set)
+{
+	struct nftnl_set *s = nftnl_set_alloc();
+
+	if (s && (nftnl_set_set_str(s, NFTNL_SET_TABLE, table) < 0 ||
+		  nftnl_set_set_str(s, NFTNL_SET_NAME, set) < 0)) {
+		nftnl_set_free(s);
+		s = NULL;
+	}
+	return s;
+}
+
 struct setinfo {
 	bool found;
 	uint32_t key_type, key_len, flags;
@@ -249,11 +262,12 @@ static int table_exists(struct nfs *n, int family, const char *table)
 	struct nftnl_table *t = nftnl_table_alloc();
 	struct nlmsghdr *nlh;
 
-	if (!t || reserve(n, 0, MSG_RESERVE)) {
-		nftnl_table_free(t);
+	if (!t || reserve(n, 0, MSG_RESERVE) ||
+	    nftnl_table_set_str(t, NFTNL_TABLE_NAME, table) < 0) {
+		if (t)
+			nftnl_table_free(t);
 		return -ENOMEM;
 	}
-	nftnl_table_set_str(t, NFTNL_TABLE_NAME, table);
 	q.seq = ++n->seq;
 	nlh = nftnl_nlmsg_build_hdr(n->buf, NFT_MSG_GETTABLE, family,
 				    NLM_F_ACK, q.seq);
@@ -267,17 +281,16 @@ int nfs_check_set(struct nfs *n, int family, const char *table,
 {
 	struct setinfo si = { 0 };
 	struct query q = { .n = n, .cb = set_cb, .data = &si };
-	struct nftnl_set *s = nftnl_set_alloc();
+	struct nftnl_set *s = set_named(table, set);
 	struct nlmsghdr *nlh;
 	int ret;
 
 	if (!s || reserve(n, 0, MSG_RESERVE)) {
-		nftnl_set_free(s);
+		if (s)
+			nftnl_set_free(s);
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	nftnl_set_set_str(s, NFTNL_SET_TABLE, table);
-	nftnl_set_set_str(s, NFTNL_SET_NAME, set);
 	q.seq = ++n->seq;
 	nlh = nftnl_nlmsg_build_hdr(n->buf, NFT_MSG_GETSET, family,
 				    NLM_F_ACK, q.seq);
@@ -363,17 +376,16 @@ int nfs_read_set(struct nfs *n, int family, const char *table,
 	int ret = -EINTR, tries;
 
 	for (tries = 0; tries < 5 && ret == -EINTR; tries++) {
-		struct nftnl_set *s = nftnl_set_alloc();
+		struct nftnl_set *s = set_named(table, set);
 		struct nlmsghdr *nlh;
 
 		if (!s || reserve(n, 0, MSG_RESERVE)) {
-			nftnl_set_free(s);
+			if (s)
+				nftnl_set_free(s);
 			ret = -ENOMEM;
 			break;
 		}
 		idset_clear(out);
-		nftnl_set_set_str(s, NFTNL_SET_TABLE, table);
-		nftnl_set_set_str(s, NFTNL_SET_NAME, set);
 		q.seq = ++n->seq;
 		nlh = nftnl_nlmsg_build_hdr(n->buf, NFT_MSG_GETSETELEM, family,
 					    NLM_F_DUMP, q.seq);
@@ -391,20 +403,19 @@ static int put_elems(struct nfs *n, size_t *off, int type, uint16_t flags,
 		     int family, const char *table, const char *set,
 		     const uint64_t *ids, size_t nids)
 {
-	struct nftnl_set *s = nftnl_set_alloc();
+	struct nftnl_set *s = set_named(table, set);
 	struct nlmsghdr *nlh;
 	size_t i;
 
 	if (!s)
 		return -ENOMEM;
-	nftnl_set_set_str(s, NFTNL_SET_TABLE, table);
-	nftnl_set_set_str(s, NFTNL_SET_NAME, set);
 	for (i = 0; i < nids; i++) {
 		struct nftnl_set_elem *e = nftnl_set_elem_alloc();
 
 		if (!e || nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, &ids[i],
 					     sizeof(ids[i])) < 0) {
-			nftnl_set_elem_free(e);
+			if (e)
+				nftnl_set_elem_free(e);
 			nftnl_set_free(s);
 			return -ENOMEM;
 		}
@@ -676,11 +687,12 @@ int nfs_rule_levels(struct nfs *n, int family, const char *table,
 	struct nlmsghdr *nlh;
 	int ret;
 
-	if (!r || reserve(n, 0, MSG_RESERVE)) {
-		nftnl_rule_free(r);
+	if (!r || reserve(n, 0, MSG_RESERVE) ||
+	    nftnl_rule_set_str(r, NFTNL_RULE_TABLE, table) < 0) {
+		if (r)
+			nftnl_rule_free(r);
 		return -ENOMEM;
 	}
-	nftnl_rule_set_str(r, NFTNL_RULE_TABLE, table);
 	q.seq = ++n->seq;
 	nlh = nftnl_nlmsg_build_hdr(n->buf, NFT_MSG_GETRULE, family,
 				    NLM_F_DUMP, q.seq);
