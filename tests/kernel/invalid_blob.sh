@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Hostile match blobs through IPT_SO_SET_REPLACE (xt_cgroup2_raw): each is
+# rejected with the right errno and one dmesg line saying what is wrong; a
+# valid blob is accepted.  The VM runner fails the run on any WARN/BUG.
+. "$(dirname "$0")/../lib/vmtest.sh"
+need_module
+EINVAL='rejected: Invalid argument'
+ENAMETOOLONG='rejected: File name too long'
+
+# blob NAME WANT-OUTPUT DMESG-REGEX RAW-ARGS...
+blob() {
+	local name=$1 want=$2 re=$3 out msgs
+	shift 3
+	dmesg_clear
+	out=$(xt_cgroup2_raw "$@" 2>&1 | tail -n 1)
+	msgs=$(dmesg_new)
+	expect "$name: $want" "$want" "$out"
+	if [[ -z $re ]]; then
+		expect "$name: no dmesg line" "" "$msgs"
+		return
+	fi
+	expect_grep "$name: dmesg says what is wrong" "$re" "$msgs"
+	expect "$name: exactly one dmesg line" 1 "$(grep -c . <<<"$msgs")"
+}
+
+X='xt_cgroup2: '
+blob "unknown flag 0x2" "$EINVAL" "^.*${X}unknown flags 0x2$" --flags 2 --patterns a
+blob "unknown flags 0x80000001" "$EINVAL" "^.*${X}unknown flags 0x80000000$" --flags 0x80000001 --patterns a
+blob "count 0" "$EINVAL" "${X}pattern count 0 is not within 1..64$" --patterns a --count 0
+blob "count 65" "$EINVAL" "${X}pattern count 65 is not within 1..64$" --patterns a --count 65
+blob "count 65535" "$EINVAL" "${X}pattern count 65535 is not within 1..64$" --patterns a --count 65535
+blob "count 3 with 2 patterns" "$EINVAL" "${X}pattern 3 is not NUL-terminated within 4 bytes$" \
+	--patterns a b --count 3
+blob "len 0" "$EINVAL" "${X}pattern 1 is not NUL-terminated within 0 bytes$" --patterns a --len 0
+blob "len 2049" "$ENAMETOOLONG" "${X}patterns take 2049 bytes, more than 2048$" --patterns a --len 2049
+blob "len 65535" "$ENAMETOOLONG" "${X}patterns take 65535 bytes, more than 2048$" --patterns a --len 65535
+blob "not NUL-terminated" "$EINVAL" "${X}pattern 1 is not NUL-terminated within 3 bytes$" \
+	--patterns abc --no-nul
+blob "second not NUL-terminated" "$EINVAL" "${X}pattern 2 is not NUL-terminated within 6 bytes$" \
+	--patterns abc de --no-nul
+blob "bytes after len" "$EINVAL" "${X}unused pattern bytes are not zero$" --patterns a --trailing-garbage
+blob "bytes after the last pattern" "$EINVAL" "${X}2 bytes follow the last of 1 patterns$" \
+	--patterns a b --count 1
+blob "empty pattern" "$EINVAL" "${X}pattern 1 \"\" is empty \(byte 0\)$" --pattern-bytes 00
+blob "unterminated [" "$EINVAL" "${X}pattern 1 \"a/\[b\" has an unterminated \"\[\" \(byte 2\)$" \
+	--patterns 'a/[b'
+blob "unterminated {" "$EINVAL" "${X}pattern 1 \"\{a,b\" has an unterminated \"\{\" \(byte 0\)$" \
+	--patterns '{a,b'
+blob "dot component" "$EINVAL" "${X}pattern 1 \"a/\./b\" has a \"\.\" or \"\.\.\" component \(byte 2\)$" \
+	--patterns a/./b
+blob "dot-dot component" "$EINVAL" "${X}pattern 1 \"\.\./x\" has a \"\.\" or \"\.\.\" component \(byte 0\)$" \
+	--patterns ../x
+blob "empty component" "$EINVAL" "${X}pattern 1 \"a//b\" has an empty component \(\"//\"\) \(byte 2\)$" \
+	--patterns a//b
+blob "dangling backslash" "$EINVAL" "$X"'pattern 1 "a\\" ends a component with a lone "\\" \(byte 1\)$' \
+	--patterns 'a\'
+blob "invalid second pattern" "$EINVAL" "${X}pattern 2 \"b/\[\" has an unterminated \"\[\" \(byte 2\)$" \
+	--patterns a 'b/['
+blob "inner NUL, count 1" "$EINVAL" "${X}2 bytes follow the last of 1 patterns$" \
+	--pattern-bytes 61006200 --count 1
+blob "wrong data size" "$EINVAL" 'x_tables: ip_tables: cgroup2\.0 match: invalid size 8 \(kernel\) != \(user\) 2064$|invalid size 2064 \(kernel\) != \(user\) 8$' \
+	--patterns a --data-size 8
+blob "unknown revision 1" "rejected: Protocol wrong type for socket" "" --revision 1 --patterns a
+blob "IPv6 unknown flag" "$EINVAL" "${X}unknown flags 0x4$" -6 --flags 4 --patterns a
+blob "IPv6 bad pattern" "$EINVAL" "${X}pattern 1 \"\.\" has a" -6 --patterns .
+
+# Valid blobs are accepted and show up as rules.
+blob "valid: two patterns" accepted "" --patterns a 'b/*'
+expect_grep "valid blob saves as a rule" '^-A OUTPUT -m cgroup2 --path a --path "b/\*" -j ACCEPT$' \
+	"$(iptables-legacy-save -t filter)"
+blob "valid: inverted, 64 patterns" accepted "" --flags 1 --patterns $(seq 64)
+blob "valid: 2048 bytes" accepted "" --patterns "$(printf 'a%.0s' $(seq 1023))" "$(printf 'b%.0s' $(seq 1023))"
+blob "valid IPv6" accepted "" -6 --patterns 'x/**'
+expect "flush" accepted "$(xt_cgroup2_raw --flush)"
+expect "flush IPv6" accepted "$(xt_cgroup2_raw -6 --flush)"
+expect "no rule left" 0 "$(iptables-legacy-save -t filter | grep -c -- -A)"
+expect "module unused at the end" 0 "$(awk '$1 == "xt_cgroup2" { print $3 }' /proc/modules)"
+finish
