@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* Userspace helpers around the pattern engine: mount lookup, string paths. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,42 +29,69 @@ static void unescape_octal(char *s)
 	*d = '\0';
 }
 
-int cg2_find_mount(char *buf, size_t size)
+int cg2_for_each_mount(int (*fn)(const char *point, const char *root,
+				 void *arg), void *arg)
 {
-	char *line = NULL, *mnt, *sep;
+	char *line = NULL, *field[5], *sep, *save;
 	size_t cap = 0;
-	int ret = -ENOENT;
+	int ret = 0, i;
 	FILE *f;
 
 	f = fopen("/proc/self/mountinfo", "re");
 	if (!f)
 		return -errno;
-	while (getline(&line, &cap, f) > 0) {
+	while (!ret && getline(&line, &cap, f) > 0) {
 		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [TAGS...] - FSTYPE ... */
 		sep = strstr(line, " - ");
 		if (!sep || strncmp(sep + 3, "cgroup2 ", 8) != 0)
 			continue;
-		mnt = line;
-		for (int field = 0; field < 4 && mnt; field++) {
-			mnt = strchr(mnt, ' ');
-			if (mnt)
-				mnt++;
-		}
-		if (!mnt || !strchr(mnt, ' '))
+		*sep = '\0';
+		save = NULL;
+		for (i = 0; i < 5; i++)
+			if (!(field[i] = strtok_r(i ? NULL : line, " ", &save)))
+				break;
+		if (i < 5)
 			continue;
-		*strchr(mnt, ' ') = '\0';
-		unescape_octal(mnt);
-		if (strlen(mnt) >= size) {
-			ret = -ERANGE;
-		} else {
-			memcpy(buf, mnt, strlen(mnt) + 1);
-			ret = 0;
-		}
-		break;
+		unescape_octal(field[3]);
+		unescape_octal(field[4]);
+		ret = fn(field[4], field[3], arg);
 	}
 	free(line);
 	fclose(f);
 	return ret;
+}
+
+struct find_mount {
+	char *buf;
+	size_t size;
+	int ret;
+};
+
+/* Take the first mount, and a later one only if it shows the whole tree. */
+static int find_mount_cb(const char *point, const char *root, void *arg)
+{
+	struct find_mount *fm = arg;
+	size_t len = strlen(point);
+
+	if (fm->ret == 0 && strcmp(root, "/") != 0)
+		return 0;
+	if (len >= fm->size) {
+		fm->ret = -ERANGE;
+	} else {
+		memcpy(fm->buf, point, len + 1);
+		fm->ret = strcmp(root, "/") == 0 ? 1 : 0;
+	}
+	return fm->ret == 1;
+}
+
+int cg2_find_mount(char *buf, size_t size)
+{
+	struct find_mount fm = { buf, size, -ENOENT };
+	int ret = cg2_for_each_mount(find_mount_cb, &fm);
+
+	if (ret < 0)
+		return ret;
+	return fm.ret == 1 ? 0 : fm.ret;
 }
 
 struct string_path {

@@ -7,9 +7,18 @@
 #include <stddef.h>
 
 /*
- * Find the cgroup2 mount point in /proc/self/mountinfo and store it in @buf.
- * Returns 0, -ENOENT when cgroup2 is not mounted, or -ERANGE when @size is
- * too small.
+ * Call @fn with the mount point and mount root (both unescaped) of each
+ * cgroup2 mount in /proc/self/mountinfo, until it returns non-zero; returns
+ * that value, 0, or -errno when mountinfo cannot be read.
+ */
+int cg2_for_each_mount(int (*fn)(const char *point, const char *root,
+				 void *arg), void *arg);
+
+/*
+ * Find the cgroup2 mount point, preferring one that shows the whole
+ * hierarchy (mount root "/") over a bind mount of a subtree, and store it in
+ * @buf.  Returns 0, -ENOENT when cgroup2 is not mounted, or -ERANGE when
+ * @size is too small.
  */
 int cg2_find_mount(char *buf, size_t size);
 

@@ -5,24 +5,8 @@
 #include <string.h>
 
 #include "cgroup2_pattern.h"
+#include "cgroup2_user.h"
 #include "levels.h"
-
-/* Undo the octal escapes of mountinfo (\040 for a space) in place. */
-static void unescape(char *s)
-{
-	char *d = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*d++ = (s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0');
-			s += 3;
-		} else {
-			*d++ = *s;
-		}
-	}
-	*d = '\0';
-}
 
 static int components(const char *p)
 {
@@ -34,57 +18,43 @@ static int components(const char *p)
 	return n;
 }
 
+struct dir_mount {
+	const char *real;
+	char root[PATH_MAX];
+	size_t best;
+	int found;
+};
+
+/* Keep the cgroup2 mount with the longest mount point that holds the dir. */
+static int dir_mount_cb(const char *point, const char *root, void *arg)
+{
+	struct dir_mount *dm = arg;
+	size_t len = strlen(point);
+
+	if (len == 1)
+		len = 0;	/* "/" */
+	if (strncmp(dm->real, point, len) ||
+	    (dm->real[len] != '/' && dm->real[len] != '\0'))
+		return 0;
+	if (!dm->found || len >= dm->best) {
+		dm->best = len;
+		dm->found = 1;
+		snprintf(dm->root, sizeof(dm->root), "%s", root);
+	}
+	return 0;
+}
+
 int cgroup_dir_level(const char *dir)
 {
-	char real[PATH_MAX], *line = NULL, best_root[PATH_MAX] = "";
-	size_t cap = 0, best = 0;
-	int found = 0, level;
-	FILE *f;
+	char real[PATH_MAX];
+	struct dir_mount dm = { real, "", 0, 0 };
 
-	if (!realpath(dir, real))
+	if (!realpath(dir, real) || cg2_for_each_mount(dir_mount_cb, &dm) < 0)
 		return -1;
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return -1;
-	while (getline(&line, &cap, f) > 0) {
-		char *fld[6], *sep, *save = NULL, *fstype;
-		size_t len;
-		int i;
-
-		sep = strstr(line, " - ");
-		if (!sep)
-			continue;
-		*sep = '\0';
-		fstype = strtok_r(sep + 3, " ", &save);
-		if (!fstype || strcmp(fstype, "cgroup2"))
-			continue;
-		save = NULL;
-		for (i = 0; i < 5; i++)
-			if (!(fld[i] = strtok_r(i ? NULL : line, " ", &save)))
-				break;
-		if (i < 5)
-			continue;
-		unescape(fld[3]);	/* root of the mount, in our namespace */
-		unescape(fld[4]);	/* mount point */
-		len = strlen(fld[4]);
-		if (len == 1)
-			len = 0;	/* "/" */
-		if (strncmp(real, fld[4], len) ||
-		    (real[len] != '/' && real[len] != '\0'))
-			continue;
-		if (!found || len >= best) {
-			best = len;
-			found = 1;
-			snprintf(best_root, sizeof(best_root), "%s", fld[3]);
-		}
-	}
-	free(line);
-	fclose(f);
 	/* a mount whose root is outside our cgroup namespace shows "/.." */
-	if (!found || strstr(best_root, ".."))
+	if (!dm.found || strstr(dm.root, ".."))
 		return -1;
-	level = components(best_root) + components(real + best);
-	return level;
+	return components(dm.root) + components(real + dm.best);
 }
 
 unsigned int pattern_min_depth(const char *pat, int *fixed)

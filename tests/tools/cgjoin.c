@@ -15,76 +15,7 @@
 #include <fcntl.h>
 
 #include "cg2net.h"
-
-/* mountinfo escapes space, tab, newline and backslash as \ooo. */
-static void unescape(char *s)
-{
-	char *d = s;
-
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
-				      (s[3] - '0'));
-			s += 4;
-		} else {
-			*d++ = *s++;
-		}
-	}
-	*d = '\0';
-}
-
-/*
- * Find a cgroup2 mount point; prefer one that shows the whole hierarchy
- * (mount root "/") over a bind mount of a subtree.  0 or -1.
- */
-static int find_cgroup2(char *out, size_t outlen)
-{
-	char line[4096], best[PATH_MAX] = "";
-	bool best_is_root = false;
-	FILE *f;
-
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f) {
-		fprintf(stderr, "cg2net: /proc/self/mountinfo: %s\n",
-			strerror(errno));
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		char *field[6], *sep, *fstype, *save = NULL, *p = line;
-		int i;
-
-		sep = strstr(line, " - ");
-		if (!sep)
-			continue;
-		*sep = '\0';
-		fstype = strtok_r(sep + 3, " ", &save);
-		if (!fstype || strcmp(fstype, "cgroup2"))
-			continue;
-		save = NULL;
-		for (i = 0; i < 6; i++) {
-			field[i] = strtok_r(p, " ", &save);
-			p = NULL;
-			if (!field[i])
-				break;
-		}
-		if (i < 6)
-			continue;
-		/* field[3]: root of the mount, field[4]: mount point */
-		if (best[0] && (best_is_root || strcmp(field[3], "/")))
-			continue;
-		unescape(field[4]);
-		snprintf(best, sizeof(best), "%s", field[4]);
-		best_is_root = !strcmp(field[3], "/");
-	}
-	fclose(f);
-	if (!best[0]) {
-		fprintf(stderr, "cg2net: no cgroup2 mount in /proc/self/mountinfo (mount one, or give --root)\n");
-		return -1;
-	}
-	snprintf(out, outlen, "%s", best);
-	return 0;
-}
+#include "cgroup2_user.h"
 
 int cg_join(const char *root, const char *path)
 {
@@ -94,8 +25,12 @@ int cg_join(const char *root, const char *path)
 	char pid[32];
 
 	if (!root) {
-		if (find_cgroup2(mnt, sizeof(mnt)))
+		err = cg2_find_mount(mnt, sizeof(mnt));
+		if (err) {
+			fprintf(stderr, "cg2net: no cgroup2 mount in /proc/self/mountinfo (%s): mount one, or give --root\n",
+				strerror(-err));
 			return -1;
+		}
 		root = mnt;
 	}
 	while (*path == '/')
