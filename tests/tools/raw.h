@@ -33,22 +33,26 @@ struct raw_blob {
 	unsigned int underflow[NF_INET_NUMHOOKS];
 };
 
-/*
- * One address family: ipt_* or ip6t_*.  Only the entry header differs
- * between them; each family file fills its own structs with its own types.
- */
+/* One address family: ipt_* or ip6t_* (raw_fam.c). */
 struct raw_fam {
 	const char *name;		/* "IPv4", "IPv6" */
 	int domain;			/* AF_INET, AF_INET6 */
+	int level;			/* IPPROTO_IP, IPPROTO_IPV6 */
 	size_t entry_size;		/* sizeof(struct ipt_entry) */
-	void (*init_entry)(void *e, unsigned int target_offset,
-			   unsigned int next_offset);
-	int (*get_info)(int fd, const char *table, struct raw_tinfo *ti);
-	int (*replace)(int fd, const char *table, unsigned int valid_hooks,
-		       const struct raw_blob *b, unsigned int num_counters);
+	size_t target_offset_at, next_offset_at;	/* in the entry */
 };
 
 extern const struct raw_fam raw_fam4, raw_fam6;
+
+/* An unconditional entry header with the given offsets. */
+void raw_init_entry(const struct raw_fam *f, void *e,
+		    unsigned int target_offset, unsigned int next_offset);
+/* IPT_SO_GET_INFO and IPT_SO_SET_REPLACE; 0 or -errno. */
+int raw_get_info(const struct raw_fam *f, int fd, const char *table,
+		 struct raw_tinfo *ti);
+int raw_replace(const struct raw_fam *f, int fd, const char *table,
+		unsigned int valid_hooks, const struct raw_blob *b,
+		unsigned int num_counters);
 
 /* The one rule: a match with DATA_SIZE bytes of DATA, then ACCEPT. */
 struct raw_rule {

@@ -84,10 +84,10 @@ int main(int argc, char **argv)
 
 	/* The table may change under us (EAGAIN: num_counters is stale). */
 	for (tries = 0; tries < 5; tries++) {
-		ret = f->get_info(fd, o.table, &ti);
+		ret = raw_get_info(f, fd, o.table, &ti);
 		if (ret == -ENOPROTOOPT && tries == 0) {
 			load_core_module(f);
-			ret = f->get_info(fd, o.table, &ti);
+			ret = raw_get_info(f, fd, o.table, &ti);
 		}
 		if (ret) {
 			snprintf(what, sizeof(what), "%s table '%s' (get info)",
@@ -110,7 +110,7 @@ int main(int argc, char **argv)
 		if (o.verbose)
 			fprintf(stderr, "xt_cgroup2_raw: replacing %s (valid_hooks 0x%x, %u old entries)\n",
 				o.table, ti.valid_hooks, ti.num_entries);
-		ret = f->replace(fd, o.table, ti.valid_hooks, &b, ti.num_entries);
+		ret = raw_replace(f, fd, o.table, ti.valid_hooks, &b, ti.num_entries);
 		free(b.entries);
 		if (ret != -EAGAIN)
 			break;

@@ -47,7 +47,7 @@ static void put_policy(struct layout *l)
 	unsigned int next = t_off + XT_ALIGN(sizeof(struct xt_standard_target));
 
 	if (l->buf) {
-		l->f->init_entry(at(l, l->off), t_off, next);
+		raw_init_entry(l->f, at(l, l->off), t_off, next);
 		put_standard_target(l, l->off + t_off, -NF_ACCEPT - 1);
 	}
 	l->off += next;
@@ -62,7 +62,7 @@ static void put_rule(struct layout *l, const struct raw_rule *r)
 	struct xt_entry_match *m = at(l, l->off + l->f->entry_size);
 
 	if (l->buf) {
-		l->f->init_entry(at(l, l->off), t_off, next);
+		raw_init_entry(l->f, at(l, l->off), t_off, next);
 		/* Exact, not aligned: a test may send an odd size on purpose. */
 		m->u.user.match_size = sizeof(*m) + r->data_size;
 		strncpy(m->u.user.name, r->match, sizeof(m->u.user.name) - 1);
@@ -81,7 +81,7 @@ static void put_error(struct layout *l)
 	struct xt_error_target *t = at(l, l->off + t_off);
 
 	if (l->buf) {
-		l->f->init_entry(at(l, l->off), t_off, next);
+		raw_init_entry(l->f, at(l, l->off), t_off, next);
 		t->target.u.user.target_size = XT_ALIGN(sizeof(*t));
 		strcpy(t->target.u.user.name, XT_ERROR_TARGET);
 		strcpy(t->errorname, XT_ERROR_TARGET);
