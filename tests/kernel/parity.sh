@@ -39,15 +39,16 @@ sends svc/other.service 127.0.0.1 9151 3
 sends "" 127.0.0.1 9151 1
 # INPUT: servers in web.service/child (2 connections) and other.service (1),
 # one connection each from the peer.
-bg_listen a --cgroup svc/web.service/child listen tcp 10.9.0.1 9152 --count 2
+# CPU 0 for all: see input.sh (the data must meet the established socket).
+bg_listen a taskset -c 0 -- --cgroup svc/web.service/child listen tcp 10.9.0.1 9152 --count 2
 for i in 1 2; do
 	expect "peer connection $i to web.service/child" "connected reply 2" \
-		"$(in_ns peer cg2net connect tcp 10.9.0.1 9152 --send hi 2>/dev/null)"
+		"$(in_ns peer taskset -c 0 cg2net connect tcp 10.9.0.1 9152 --send hi 2>/dev/null)"
 done
 expect "web.service/child server" "accepted 2" "$(bg_result a)"
-bg_listen b --cgroup svc/other.service listen tcp 10.9.0.1 9152 --count 1
+bg_listen b taskset -c 0 -- --cgroup svc/other.service listen tcp 10.9.0.1 9152 --count 1
 expect "peer connection to other.service" "connected reply 2" \
-	"$(in_ns peer cg2net connect tcp 10.9.0.1 9152 --send hi 2>/dev/null)"
+	"$(in_ns peer taskset -c 0 cg2net connect tcp 10.9.0.1 9152 --send hi 2>/dev/null)"
 expect "other.service server" "accepted 1" "$(bg_result b)"
 
 for ipt in iptables-legacy iptables-nft; do
