@@ -375,6 +375,13 @@ static int cgroup2_xlate(struct xt_xlate *xl,
 	const char *why, *pat, *old;
 	int depth;
 
+	/*
+	 * nft lists rules of iptables-nft through xlate too: there a native
+	 * form would hide that the kernel runs our late-binding match, and
+	 * saving it would lose that.  Let nft show "xt match cgroup2".
+	 */
+	if (!cg2_translating())
+		return 0;
 	why = cg2_xlate_obstacle(info, &depth);
 	if (why) {
 		fprintf(stderr, "cgroup2: rule not translated: nft's \"socket "
