@@ -2,6 +2,7 @@
 # "make demo" first install what is missing (scripts/install-deps).
 KDIR ?= $(shell scripts/kdir)
 PREFIX ?= /usr/local
+DESTDIR ?=
 SUBDIRS := iptables-ext nft-support tests/tools tests/unit
 
 all: modules userspace
@@ -29,11 +30,15 @@ checkpatch:
 	scripts/checkpatch kmod/xt_cgroup2_main.c kmod/xt_cgroup2_compat.h \
 		lib/cgroup2_pattern.c lib/cgroup2_pattern.h include/uapi/xt_cgroup2.h
 
-install: modules
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
-	depmod -a $(notdir $(patsubst %/build,%,$(KDIR))) || true
-	$(MAKE) -C iptables-ext install
-	$(MAKE) -C nft-support install PREFIX=$(PREFIX)
+# DESTDIR-aware, for packaging: the module goes below $(DESTDIR)/lib/modules.
+# Distribution headers carry no signing key: sign only where one exists.
+SIGN := $(if $(wildcard $(KDIR)/certs/signing_key.pem),,CONFIG_MODULE_SIG_ALL=)
+install: all
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates \
+		$(SIGN) modules_install
+	$(if $(DESTDIR),,depmod -a $(notdir $(patsubst %/build,%,$(KDIR))))
+	$(MAKE) -C iptables-ext install DESTDIR=$(DESTDIR)
+	$(MAKE) -C nft-support install DESTDIR=$(DESTDIR) prefix=$(PREFIX)
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean || true
