@@ -67,9 +67,20 @@ struct raw_rule {
 int raw_build(const struct raw_fam *f, unsigned int valid_hooks,
 	      const struct raw_rule *rule, struct raw_blob *b, bool verbose);
 
+/*
+ * raw_get.c: the data of the first match named MATCH in TABLE, as the kernel
+ * gives it to userspace: iptables-legacy (GET_ENTRIES) or nftables (the
+ * NFTA_MATCH_INFO of a GETRULE dump); 0, -ENOENT (none), or -errno.
+ */
+int raw_get_legacy(const struct raw_fam *f, int fd, const char *table,
+		   const char *match, unsigned char **data, size_t *data_size);
+int raw_get_nft(const struct raw_fam *f, const char *table, const char *match,
+		unsigned char **data, size_t *data_size);
+
 /* Command line, raw_opts.c. */
 struct raw_opts {
 	bool ipv6, flush, verbose, dump;
+	bool get_match, nft, check_priv;	/* read-back mode */
 	const char *table;
 	int hook;
 	const char *match;

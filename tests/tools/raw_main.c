@@ -14,6 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <xt_cgroup2.h>
+
 #include "raw.h"
 
 /*
@@ -43,6 +45,64 @@ static int setup_error(const char *what, int err)
 	return RAW_EXIT_SETUP;
 }
 
+/* --get-match: print what the kernel hands out for the first match. */
+static int get_match(const struct raw_fam *f, const struct raw_opts *o)
+{
+	const size_t priv = offsetof(struct xt_cgroup2_info, priv);
+	unsigned char *data = NULL;
+	char what[128];
+	size_t size, i, nonzero = 0;
+	int fd, ret;
+
+	if (o->nft) {
+		ret = raw_get_nft(f, o->table, o->match, &data, &size);
+	} else {
+		fd = socket(f->domain, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
+		if (fd < 0)
+			return setup_error("raw socket (need CAP_NET_RAW)", errno);
+		ret = raw_get_legacy(f, fd, o->table, o->match, &data, &size);
+		if (ret == -ENOPROTOOPT) {
+			load_core_module(f);
+			ret = raw_get_legacy(f, fd, o->table, o->match, &data, &size);
+		}
+		close(fd);
+	}
+	if (ret == -ENOENT) {
+		printf("none\n");
+		return 2;
+	}
+	if (ret) {
+		snprintf(what, sizeof(what), "%s %s table '%s' (read back)",
+			 o->nft ? "nftables" : "iptables-legacy", f->name, o->table);
+		return setup_error(what, -ret);
+	}
+	if (o->verbose)
+		fprintf(stderr, "xt_cgroup2_raw: match %s: %zu bytes of data\n",
+			o->match, size);
+	if (!o->check_priv) {
+		for (i = 0; i < size; i++)
+			printf("%02x", data[i]);
+		putchar('\n');
+		free(data);
+		return 0;
+	}
+	if (size < sizeof(struct xt_cgroup2_info)) {
+		free(data);
+		printf("error: %zu bytes of data, less than struct xt_cgroup2_info\n",
+		       size);
+		return RAW_EXIT_SETUP;
+	}
+	for (i = priv; i < size; i++)
+		nonzero += data[i] != 0;
+	free(data);
+	if (nonzero) {
+		printf("priv nonzero: %zu bytes\n", nonzero);
+		return 1;
+	}
+	printf("priv zero\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const struct raw_fam *f;
@@ -58,6 +118,8 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret;
 	f = o.ipv6 ? &raw_fam6 : &raw_fam4;
+	if (o.get_match)
+		return get_match(f, &o);
 
 	if (!o.flush) {
 		ret = raw_payload(&o, &data, &rule.data_size);

@@ -31,6 +31,8 @@ static void usage_text(FILE *f)
 "           [--trailing-garbage] [--raw-data HEX] [--data-size N] [-v]\n"
 "           [--dump]\n"
 "       xt_cgroup2_raw [-6] [--table NAME] [--hook HOOK] --flush\n"
+"       xt_cgroup2_raw [-6] [--table NAME] [--match NAME] --get-match [--nft]\n"
+"           [--check-priv]\n"
 "\n"
 "Replaces the whole iptables-legacy table (filter; mangle for prerouting and\n"
 "postrouting) with: one ACCEPT policy per builtin chain, and in the HOOK\n"
@@ -48,6 +50,13 @@ static void usage_text(FILE *f)
 "--patterns takes every argument up to the next one starting with \"--\".\n"
 "--dump: print the match data as hex on stdout and exit; no kernel call.\n"
 "-v: print the table layout (offsets, sizes) on stderr.\n"
+"\n"
+"--get-match: read TABLE back (IPT_SO_GET_ENTRIES; with --nft, the\n"
+"iptables-nft table of that name through an NFT_MSG_GETRULE dump) and print\n"
+"the data of its first match NAME (default cgroup2) as hex, as --dump does.\n"
+"--check-priv: print \"priv zero\" (exit 0) when every byte of that cgroup2\n"
+"data from offsetof(struct xt_cgroup2_info, priv) on is zero, else\n"
+"\"priv nonzero: N bytes\" (exit 1).  No match: \"none\" (exit 2).\n"
 "\n"
 "stdout: \"accepted\" (exit 0), \"rejected: STRERROR\" (exit 1),\n"
 "        \"error: ...\" (exit 64 usage, 65 setup: no table, no permission).\n",
@@ -111,6 +120,12 @@ int raw_parse(int argc, char **argv, struct raw_opts *o)
 			o->dump = true;
 		} else if (!strcmp(a, "--flush")) {
 			o->flush = true;
+		} else if (!strcmp(a, "--get-match")) {
+			o->get_match = true;
+		} else if (!strcmp(a, "--nft")) {
+			o->nft = true;
+		} else if (!strcmp(a, "--check-priv")) {
+			o->check_priv = true;
 		} else if (!strcmp(a, "--table")) {
 			NEED_VAL();
 			if (strlen(val) >= 32)
@@ -182,6 +197,13 @@ int raw_parse(int argc, char **argv, struct raw_opts *o)
 		return usage("--raw-data replaces the whole match data: no cgroup2 field options with it");
 	if (o->flush && (cg2_fields || o->raw_hex || o->data_size >= 0 || o->dump))
 		return usage("--flush takes no rule options");
+	if ((o->nft || o->check_priv) && !o->get_match)
+		return usage("--nft and --check-priv go with --get-match");
+	if (o->get_match && (o->flush || cg2_fields || o->raw_hex ||
+			     o->data_size >= 0 || o->dump))
+		return usage("--get-match takes only -6, --table, --match, --nft, --check-priv");
+	if (o->check_priv && strcmp(o->match, "cgroup2"))
+		return usage("--check-priv: only for the cgroup2 match");
 	if (!o->table)
 		o->table = o->hook == NF_INET_PRE_ROUTING ||
 			   o->hook == NF_INET_POST_ROUTING ? "mangle" : "filter";
