@@ -3,7 +3,7 @@
 KDIR ?= $(shell scripts/kdir)
 PREFIX ?= /usr/local
 DESTDIR ?=
-SUBDIRS := iptables-ext nft-support tests/tools tests/unit
+SUBDIRS := iptables-ext nft-support tests/tools tests/unit tests/fuzz
 
 all: modules userspace
 

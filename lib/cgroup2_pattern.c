@@ -206,9 +206,10 @@ static enum cg2_error cg2_validate_component(const char *cs, const char *ce,
 		p++;
 	}
 	if (in_brace) {
-		/* Back to the unclosed '{' for the offset. */
-		while (*p != '{')
+		/* Back to the unclosed '{' for the offset; p is at ce. */
+		do
 			p--;
+		while (*p != '{');
 		*where = p;
 		for (q = ce; q < pat_end; q++)
 			if (*q == '}')

@@ -4,6 +4,7 @@
  * file the kernel module compiles.  One PASS/FAIL line per case.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cgroup2_pattern.h"
@@ -202,6 +203,16 @@ static void test_validation(void)
 	       "valid", "abc", "exactly 3");
 	report(cg2_validate("a\0b", 3, 10, NULL) == CG2_ERR_NUL,
 	       "invalid", "a\\0b", "NUL inside");
+	/* The kernel hands over exact lengths: never read past them. */
+	{
+		char *exact = malloc(2);
+		size_t off = 9;
+
+		memcpy(exact, "{v", 2);
+		report(cg2_validate(exact, 2, 10, &off) == CG2_ERR_BRACE &&
+		       off == 0, "invalid", "{v", "unterminated, no NUL after");
+		free(exact);
+	}
 	report(strcmp(cg2_strerror(CG2_ERR_MAX), "has an unknown error") == 0,
 	       "strerror", "CG2_ERR_MAX", "unknown");
 }

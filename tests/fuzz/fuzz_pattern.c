@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Fuzz target and differential test of the pattern engine.
+ *
+ * Any bytes: cg2_validate() must not crash.  A valid pattern is matched
+ * against paths and checked against an independent oracle: braces expanded
+ * by string building, fnmatch(3) per component, plain recursion for "**";
+ * and the subtree match must equal "the exact match of some prefix".
+ *
+ * Built with -fsanitize=fuzzer it is a libFuzzer target (make fuzz); built
+ * plainly its main() runs a seeded, grammar-biased generator (make check).
+ */
+#include <fnmatch.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgroup2_pattern.h"
+#include "cgroup2_user.h"
+
+#define MAXC 32
+
+static void die(const char *what, const char *pat, const char *path)
+{
+	fprintf(stderr, "FAIL %s: pattern \"%s\" path \"%s\"\n", what, pat, path);
+	abort();
+}
+
+/* Split s at '/' into at most MAXC components; -1 when there are more. */
+static int split(char *s, char **c)
+{
+	int n = 0;
+
+	for (char *t = strtok(s, "/"); t; t = strtok(NULL, "/")) {
+		if (n == MAXC)
+			return -1;
+		c[n++] = t;
+	}
+	return n;
+}
+
+static bool ref_glob(const char *pat, const char *name);
+
+static bool ref_components(char **p, int np, char **s, int ns)
+{
+	if (np == 0)
+		return ns == 0;
+	if (strcmp(p[0], "**") == 0)
+		return ref_components(p + 1, np - 1, s, ns) ||
+		       (ns && ref_components(p, np, s + 1, ns - 1));
+	return ns && ref_glob(p[0], s[0]) &&
+	       ref_components(p + 1, np - 1, s + 1, ns - 1);
+}
+
+/*
+ * One component: expand its first brace group (escapes and brackets
+ * respected) by building strings, recurse; fnmatch(3) the brace-free rest.
+ */
+static bool ref_glob(const char *pat, const char *name)
+{
+	char buf[512];
+	const char *open = NULL, *close = NULL, *q;
+	int depth = 0;
+
+	for (q = pat; *q; q++) {
+		if (*q == '\\' && q[1]) {
+			q++;
+		} else if (*q == '[') {
+			const char *e = q + 1;
+
+			if (*e == '!' || *e == '^')
+				e++;
+			if (*e == ']')
+				e++;
+			while (*e && *e != ']')
+				e += (*e == '\\' && e[1]) ? 2 : 1;
+			if (*e)
+				q = e;
+		} else if (*q == '{') {
+			open = q;
+			depth++;
+		} else if (*q == '}' && depth) {
+			close = q;
+			break;
+		}
+	}
+	if (open && close) {
+		const char *a = open + 1;
+
+		for (;;) {
+			const char *e = a;
+
+			while (e < close && *e != ',') {
+				if (*e == '[') {
+					const char *f = e + 1;
+
+					if (*f == '!' || *f == '^')
+						f++;
+					if (*f == ']')
+						f++;
+					while (f < close && *f != ']')
+						f += (*f == '\\') ? 2 : 1;
+					e = f < close ? f + 1 : f;
+				} else {
+					e += (*e == '\\') ? 2 : 1;
+				}
+			}
+			snprintf(buf, sizeof(buf), "%.*s%.*s%s", (int)(open - pat),
+				 pat, (int)(e - a), a, close + 1);
+			if (ref_glob(buf, name))
+				return true;
+			if (e >= close)
+				return false;
+			a = e + 1;
+		}
+	}
+	return fnmatch(pat, name, 0) == 0;
+}
+
+/* "**" is a whole component of the pattern text, never a brace result. */
+static bool ref_match(const char *pat, const char *path)
+{
+	char pbuf[512], sbuf[512], *pc[MAXC], *sc[MAXC];
+
+	int np, ns;
+
+	snprintf(pbuf, sizeof(pbuf), "%s", pat);
+	snprintf(sbuf, sizeof(sbuf), "%s", path);
+	np = split(pbuf, pc);
+	ns = split(sbuf, sc);
+	return ref_components(pc, np, sc, ns);
+}
+
+static void check_pair(const char *pat, const char *path)
+{
+	int exact = cg2_match_string(pat, path, false);
+	int subtree = cg2_match_string(pat, path, true);
+	char prefix[512];
+	bool any = cg2_match_string(pat, "", false) == 1;
+	size_t n;
+
+	if (exact != ref_match(pat, path))
+		die(exact ? "engine matches, oracle does not" :
+			    "oracle matches, engine does not", pat, path);
+	if (exact && !subtree)
+		die("exact match without subtree match", pat, path);
+	/* subtree == some prefix (including the empty one) matches exactly */
+	for (n = 0; ; n++) {
+		if (path[n] == '/' || path[n] == '\0') {
+			snprintf(prefix, sizeof(prefix), "%.*s", (int)n, path);
+			if (cg2_match_string(pat, prefix, false) == 1)
+				any = true;
+		}
+		if (!path[n])
+			break;
+	}
+	if (any != (subtree == 1))
+		die("subtree differs from prefix matches", pat, path);
+}
+
+/* ASCII, no POSIX [: [. [= (fnmatch has them, we do not), not too deep. */
+static bool oracle_safe(const char *pat)
+{
+	int slashes = 0;
+
+	for (const char *p = pat; *p; p++) {
+		if ((unsigned char)*p >= 0x80 ||
+		    (p[0] == '[' && p[1] && strchr(":.=", p[1])))
+			return false;
+		slashes += *p == '/';
+	}
+	return strlen(pat) < 200 && slashes < MAXC;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char pat[256], path[256];
+	const uint8_t *sep = memchr(data, '\n', size);
+	size_t plen = sep ? (size_t)(sep - data) : size;
+	size_t slen = sep ? size - plen - 1 : 0;
+
+	if (cg2_validate((const char *)data, plen, 255, NULL) != CG2_OK)
+		return 0;
+	memcpy(pat, data, plen);
+	pat[plen] = '\0';
+	if (slen >= sizeof(path) || (sep && memchr(sep + 1, '\0', slen)))
+		return 0;
+	if (sep)
+		memcpy(path, sep + 1, slen);
+	path[slen] = '\0';
+	(void)cg2_depth(pat);
+	(void)cg2_is_literal(pat);
+	if (oracle_safe(pat) && oracle_safe(path))
+		check_pair(pat, path);
+	return 0;
+}
+
+#ifndef FUZZING_ENGINE
+static const char *const ptok[] = {
+	"a", "b", "ab", ".", "-", "@", "*", "?", "[ab]", "[!a]", "[a-b]", "[]a]",
+	"{a,b}", "{,a}", "{a*,b}", "\\*", "\\a", "/", "/", "/", "**", ",", "}",
+	"{", "[", "\\",
+};
+static const char *const stok[] = { "a", "b", "ab", "ba", "a.b", "-", "@", "*", "" };
+
+static unsigned int rnd(unsigned long long *s, unsigned int n)
+{
+	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (unsigned int)(*s >> 33) % n;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long seed = argc > 1 ? strtoull(argv[1], NULL, 0) : 1;
+	unsigned long iters = argc > 2 ? strtoul(argv[2], NULL, 0) : 200000;
+	unsigned long valid = 0;
+	char in[600];
+
+	for (unsigned long i = 0; i < iters; i++) {
+		size_t n = 0;
+		unsigned int k = 1 + rnd(&seed, 8);
+
+		while (k--)
+			n += snprintf(in + n, sizeof(in) - n, "%s",
+				      ptok[rnd(&seed, sizeof(ptok) / sizeof(*ptok))]);
+		in[n++] = '\n';
+		for (k = rnd(&seed, 5); k--; )
+			n += snprintf(in + n, sizeof(in) - n, "%s/",
+				      stok[rnd(&seed, sizeof(stok) / sizeof(*stok))]);
+		valid += cg2_validate(in, strchr(in, '\n') - in, 255, NULL) == CG2_OK;
+		LLVMFuzzerTestOneInput((const uint8_t *)in, n);
+	}
+	printf("PASS differential: %lu inputs, %lu valid patterns, seed %llu\n",
+	       iters, valid, argc > 1 ? strtoull(argv[1], NULL, 0) : 1);
+	return 0;
+}
+#endif
