@@ -14,6 +14,16 @@ mkcg us/web us/other
 udp_sink 127.0.0.1 $P
 udp_sink ::1 $P
 
+# hexdiff WANT GOT: where two hex strings first differ, 16 bytes of each.
+hexdiff() {
+	local i
+	for ((i = 0; i < ${#1} || i < ${#2}; i += 32)); do
+		[[ ${1:i:32} == "${2:i:32}" ]] && continue
+		echo "from byte $((i / 2)): want ${1:i:32}, got ${2:i:32}"
+		return
+	done
+}
+
 # readback WHAT WANT-HEX ARGS...: the data of the first cgroup2 match read
 # back with xt_cgroup2_raw ARGS is WANT-HEX, and its priv bytes are zero.
 readback() {
@@ -22,7 +32,7 @@ readback() {
 	got=$(xt_cgroup2_raw "$@" --get-match 2>&1)
 	expect "$what: data size is XT_ALIGN(sizeof(struct xt_cgroup2_info))" 4128 "${#got}"
 	if [[ $got == "$want" ]]; then pass "$what: bytes read back are the ones userspace built"
-	else fail "$what: bytes read back differ (want ${want:0:64}..., got ${got:0:64}...)"; fi
+	else fail "$what: bytes read back differ ($(hexdiff "$want" "$got"))"; fi
 	expect "$what: priv bytes zero" "priv zero" "$(xt_cgroup2_raw "$@" --get-match --check-priv 2>&1)"
 }
 
