@@ -31,9 +31,10 @@ expect_fail() {
 # counter IPTABLES CHAIN TAG [TABLE]: packet count of the rule carrying
 # "-m comment --comment TAG" in CHAIN.
 counter() {
-	"$1" -w -t "${4:-filter}" -L "$2" -v -x -n |
-		awk -v tag="/* $3 */" 'index($0, tag) { print $1; found = 1; exit }
-				       END { if (!found) print "missing" }'
+	local SNAP
+
+	snap "$1" "$2" "${4:-}"
+	snapc "$3"
 }
 
 # mkcg PATH...: create cgroups (relative to the cgroup2 mount).
@@ -198,7 +199,11 @@ expect_rc() {
 
 # snap IPTABLES CHAIN [TABLE]: list CHAIN once into $SNAP; snapc TAG then
 # prints the packet count of the rule tagged TAG in it, as counter does.
-snap() { SNAP=$("$1" -w -t "${3:-filter}" -L "$2" -v -x -n); }
+# (iptables-nft's note that legacy tables exist too is noise here.)
+snap() {
+	SNAP=$("$1" -w -t "${3:-filter}" -L "$2" -v -x -n \
+		2> >(grep -v '^# Warning: iptables-legacy tables present' >&2))
+}
 snapc() {
 	awk -v tag="/* $1 */" 'index($0, tag) { print $1; found = 1; exit }
 			       END { if (!found) print "missing" }' <<<"$SNAP"
