@@ -6,6 +6,14 @@
  * and the element is visible to packets).
  *
  *   cgbench DIR COUNT TABLE SET    (run inside the set's network namespace)
+ *
+ * Also, for run.sh on machines without python (the test VM), a systemd
+ * notification receiver:
+ *
+ *   cgbench --notify-sink SOCKET OUTFILE
+ *
+ * binds a datagram socket at SOCKET and writes each message received to
+ * OUTFILE, one a line, until STOPPING=1 or 10 s without a message.
  */
 #include <errno.h>
 #include <poll.h>
@@ -14,6 +22,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/netfilter/nfnetlink.h>
@@ -106,6 +115,47 @@ static void report(const char *what, double *v, int n)
 	       v[n - 1] * 1e3);
 }
 
+static int notify_sink(const char *path, const char *out)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct pollfd pfd = { .events = POLLIN };
+	FILE *f;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "cgbench: %s: path too long\n", path);
+		return 2;
+	}
+	strcpy(sa.sun_path, path);
+	pfd.fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (pfd.fd < 0 || bind(pfd.fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		perror(path);
+		return 1;
+	}
+	f = fopen(out, "w");
+	if (!f) {
+		perror(out);
+		return 1;
+	}
+	while (poll(&pfd, 1, 10000) > 0) {
+		ssize_t r = recv(pfd.fd, buf, sizeof(buf) - 1, 0);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("cgbench: recv");
+			break;
+		}
+		buf[r] = 0;
+		fprintf(f, "%s\n", buf);
+		fflush(f);
+		if (!strcmp(buf, "STOPPING=1"))
+			break;
+	}
+	fclose(f);
+	close(pfd.fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct mnl_socket *nl;
@@ -115,8 +165,11 @@ int main(int argc, char **argv)
 	struct stat st;
 	uint64_t *ids;
 
+	if (argc == 4 && !strcmp(argv[1], "--notify-sink"))
+		return notify_sink(argv[2], argv[3]);
 	if (argc != 5) {
-		fprintf(stderr, "usage: cgbench DIR COUNT TABLE SET\n");
+		fprintf(stderr, "usage: cgbench DIR COUNT TABLE SET\n"
+			"       cgbench --notify-sink SOCKET OUTFILE\n");
 		return 2;
 	}
 	(void)argv[3];
