@@ -331,6 +331,12 @@ static const char *cg2_xlate_obstacle(const struct xt_cgroup2_info *info,
 	const char *pat;
 	int d;
 
+	/*
+	 * nft's "level N != X" never matches a socket above level N (the root
+	 * cgroup, say): it would drop what "! --path" matches.
+	 */
+	if (info->flags & XT_CGROUP2_INVERT)
+		return "an inverted match exactly (\"!=\" skips sockets above the pattern's level)";
 	*depth = -1;
 	for_each_pattern(pat, info) {
 		d = cg2_depth(pat);
@@ -391,8 +397,6 @@ static int cgroup2_xlate(struct xt_xlate *xl,
 	}
 
 	xt_xlate_add(xl, "socket cgroupv2 level %d ", depth);
-	if (info->flags & XT_CGROUP2_INVERT)
-		xt_xlate_add_nospc(xl, "!= ");
 	if (info->count > 1)
 		xt_xlate_add_nospc(xl, "{ ");
 	for_each_pattern(pat, info) {
