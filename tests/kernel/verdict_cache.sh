@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The per-rule verdict cache (128 slots, keyed by cgroup id) stays exact
+# when many more cgroups than slots collide in it, on repeated traffic
+# (cache hits) and after every cgroup is recreated with a new id.
+. "$(dirname "$0")/../lib/vmtest.sh"
+need_module
+
+N=150
+P=9950
+udp_sink 127.0.0.1 $P
+for ((i = 1; i <= N; i++)); do mkcg "churn/m$i" "churn/n$i"; done
+iptables -A OUTPUT -p udp -d 127.0.0.1 --dport $P -m cgroup2 --path 'churn/m*' \
+	-m comment --comment cache
+
+# round: this shell moves itself through every cgroup and sends one
+# datagram from each with a redirect (no fork, so it stays fast).
+round() {
+	local i
+	for ((i = 1; i <= N; i++)); do
+		echo $BASHPID >"$CG/churn/m$i/cgroup.procs" && echo m >/dev/udp/127.0.0.1/$P ||
+			fail "send from churn/m$i"
+		echo $BASHPID >"$CG/churn/n$i/cgroup.procs" && echo n >/dev/udp/127.0.0.1/$P ||
+			fail "send from churn/n$i"
+	done
+	echo $BASHPID >"$CG/cgroup.procs"
+}
+
+round
+expect "first round: one per matching cgroup" $N "$(counter iptables OUTPUT cache)"
+round
+expect "second round (cached verdicts): still exact" $((2 * N)) "$(counter iptables OUTPUT cache)"
+
+for ((i = 1; i <= N; i++)); do
+	rmdir "$CG/churn/m$i" "$CG/churn/n$i" && mkdir "$CG/churn/m$i" "$CG/churn/n$i" ||
+		fail "recreate churn/m$i and churn/n$i"
+done
+round
+expect "after recreating every cgroup: exact again" $((3 * N)) "$(counter iptables OUTPUT cache)"
+finish
