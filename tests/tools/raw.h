@@ -77,6 +77,9 @@ int raw_get_legacy(const struct raw_fam *f, int fd, const char *table,
 int raw_get_nft(const struct raw_fam *f, const char *table, const char *match,
 		unsigned char **data, size_t *data_size);
 
+/* A usage error: the message on stderr, "error: usage" on stdout. */
+int raw_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Command line, raw_opts.c. */
 struct raw_opts {
 	bool ipv6, flush, verbose, dump;

@@ -63,8 +63,7 @@ static void usage_text(FILE *f)
 	      f);
 }
 
-static int usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage(const char *fmt, ...)
+int raw_usage(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -108,7 +107,7 @@ int raw_parse(int argc, char **argv, struct raw_opts *o)
 		const char *a = argv[i];
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
 
-#define NEED_VAL() do { if (!val) return usage("%s needs a value", a); i++; } while (0)
+#define NEED_VAL() do { if (!val) return raw_usage("%s needs a value", a); i++; } while (0)
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage_text(stdout);
 			exit(0);
@@ -129,7 +128,7 @@ int raw_parse(int argc, char **argv, struct raw_opts *o)
 		} else if (!strcmp(a, "--table")) {
 			NEED_VAL();
 			if (strlen(val) >= 32)
-				return usage("--table: name '%s' too long", val);
+				return raw_usage("--table: name '%s' too long", val);
 			o->table = val;
 		} else if (!strcmp(a, "--hook")) {
 			NEED_VAL();
@@ -137,32 +136,32 @@ int raw_parse(int argc, char **argv, struct raw_opts *o)
 				if (!strcmp(val, hook_names[o->hook]))
 					break;
 			if (o->hook == NF_INET_NUMHOOKS)
-				return usage("--hook: '%s' is not one of prerouting, input, forward, output, postrouting", val);
+				return raw_usage("--hook: '%s' is not one of prerouting, input, forward, output, postrouting", val);
 		} else if (!strcmp(a, "--match")) {
 			NEED_VAL();
 			if (!*val || strlen(val) >= XT_EXTENSION_MAXNAMELEN)
-				return usage("--match: name '%s' empty or longer than %d", val,
+				return raw_usage("--match: name '%s' empty or longer than %d", val,
 					     XT_EXTENSION_MAXNAMELEN - 1);
 			o->match = val;
 		} else if (!strcmp(a, "--revision")) {
 			NEED_VAL();
 			if (num(val, 255, &v))
-				return usage("--revision: '%s' is not 0-255", val);
+				return raw_usage("--revision: '%s' is not 0-255", val);
 			o->revision = v;
 		} else if (!strcmp(a, "--flags")) {
 			NEED_VAL();
 			if (num(val, 0xffffffffUL, &o->flags))
-				return usage("--flags: '%s' is not a 32-bit number", val);
+				return raw_usage("--flags: '%s' is not a 32-bit number", val);
 			o->have_flags = cg2_fields = true;
 		} else if (!strcmp(a, "--count")) {
 			NEED_VAL();
 			if (num(val, 0xffff, &o->count))
-				return usage("--count: '%s' is not 0-65535", val);
+				return raw_usage("--count: '%s' is not 0-65535", val);
 			o->have_count = cg2_fields = true;
 		} else if (!strcmp(a, "--len")) {
 			NEED_VAL();
 			if (num(val, 0xffff, &o->len))
-				return usage("--len: '%s' is not 0-65535", val);
+				return raw_usage("--len: '%s' is not 0-65535", val);
 			o->have_len = cg2_fields = true;
 		} else if (!strcmp(a, "--patterns")) {
 			o->patterns = argv + i + 1;
@@ -184,26 +183,26 @@ int raw_parse(int argc, char **argv, struct raw_opts *o)
 		} else if (!strcmp(a, "--data-size")) {
 			NEED_VAL();
 			if (num(val, 0xffff - 32, &v))
-				return usage("--data-size: '%s' is not 0-65503", val);
+				return raw_usage("--data-size: '%s' is not 0-65503", val);
 			o->data_size = v;
 		} else {
-			return usage("unknown argument '%s'", a);
+			return raw_usage("unknown argument '%s'", a);
 		}
 #undef NEED_VAL
 	}
 	if (o->have_patterns && o->pattern_hex)
-		return usage("--patterns and --pattern-bytes exclude each other");
+		return raw_usage("--patterns and --pattern-bytes exclude each other");
 	if (o->raw_hex && cg2_fields)
-		return usage("--raw-data replaces the whole match data: no cgroup2 field options with it");
+		return raw_usage("--raw-data replaces the whole match data: no cgroup2 field options with it");
 	if (o->flush && (cg2_fields || o->raw_hex || o->data_size >= 0 || o->dump))
-		return usage("--flush takes no rule options");
+		return raw_usage("--flush takes no rule options");
 	if ((o->nft || o->check_priv) && !o->get_match)
-		return usage("--nft and --check-priv go with --get-match");
+		return raw_usage("--nft and --check-priv go with --get-match");
 	if (o->get_match && (o->flush || cg2_fields || o->raw_hex ||
 			     o->data_size >= 0 || o->dump))
-		return usage("--get-match takes only -6, --table, --match, --nft, --check-priv");
+		return raw_usage("--get-match takes only -6, --table, --match, --nft, --check-priv");
 	if (o->check_priv && strcmp(o->match, "cgroup2"))
-		return usage("--check-priv: only for the cgroup2 match");
+		return raw_usage("--check-priv: only for the cgroup2 match");
 	if (!o->table)
 		o->table = o->hook == NF_INET_PRE_ROUTING ||
 			   o->hook == NF_INET_POST_ROUTING ? "mangle" : "filter";

@@ -14,20 +14,6 @@
 
 #include "raw.h"
 
-static int usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("xt_cgroup2_raw: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	printf("error: usage\n");
-	return RAW_EXIT_USAGE;
-}
-
 /* Payload size iptables would use for the matches we know; 0: unknown. */
 static size_t known_size(const char *match, unsigned int rev)
 {
@@ -53,11 +39,11 @@ static int pack_patterns(const struct raw_opts *o, struct xt_cgroup2_info *ci)
 		unsigned char *bytes;
 
 		if (hex_decode(o->pattern_hex, &bytes, &n))
-			return usage("--pattern-bytes: '%s' is not a hex string",
+			return raw_usage("--pattern-bytes: '%s' is not a hex string",
 				     o->pattern_hex);
 		if (n > sizeof(ci->patterns)) {
 			free(bytes);
-			return usage("--pattern-bytes: %zu bytes, patterns[] holds %zu",
+			return raw_usage("--pattern-bytes: %zu bytes, patterns[] holds %zu",
 				     n, sizeof(ci->patterns));
 		}
 		memcpy(ci->patterns, bytes, n);
@@ -69,7 +55,7 @@ static int pack_patterns(const struct raw_opts *o, struct xt_cgroup2_info *ci)
 	for (i = 0; i < o->npatterns; i++) {
 		n = strlen(o->patterns[i]) + 1;
 		if (used + n > sizeof(ci->patterns))
-			return usage("--patterns: '%s' does not fit in the %zu bytes of patterns[] (fake it with --len/--count)",
+			return raw_usage("--patterns: '%s' does not fit in the %zu bytes of patterns[] (fake it with --len/--count)",
 				     o->patterns[i], sizeof(ci->patterns));
 		memcpy(ci->patterns + used, o->patterns[i], n);
 		used += n;
@@ -104,7 +90,7 @@ int raw_payload(const struct raw_opts *o, unsigned char **data, size_t *size)
 	int ret;
 
 	if (o->raw_hex && hex_decode(o->raw_hex, &raw, &rawlen))
-		return usage("--raw-data: '%s' is not a hex string", o->raw_hex);
+		return raw_usage("--raw-data: '%s' is not a hex string", o->raw_hex);
 
 	sz = known_size(o->match, o->revision);
 	if (o->data_size >= 0)
@@ -113,7 +99,7 @@ int raw_payload(const struct raw_opts *o, unsigned char **data, size_t *size)
 		sz = XT_ALIGN(rawlen);
 	else if (!sz) {
 		free(raw);
-		return usage("match '%s' has no known size: give --data-size or --raw-data",
+		return raw_usage("match '%s' has no known size: give --data-size or --raw-data",
 			     o->match);
 	}
 
@@ -129,7 +115,7 @@ int raw_payload(const struct raw_opts *o, unsigned char **data, size_t *size)
 		if (rawlen > sz) {
 			free(raw);
 			free(buf);
-			return usage("--raw-data has %zu bytes, the match data only %zu",
+			return raw_usage("--raw-data has %zu bytes, the match data only %zu",
 				     rawlen, sz);
 		}
 		memcpy(buf, raw, rawlen);
