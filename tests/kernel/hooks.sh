@@ -10,8 +10,25 @@ mkcg svc/web.service
 M=(-m cgroup2 --path svc/web.service)
 allowed='INPUT/OUTPUT/POSTROUTING'
 
+# x_tables prints the hook message with pr_info_ratelimited: 10 lines per
+# 5 s from the first.  Wait for a new window before the 11th, so that every
+# refusal can be asserted to log its line.
+_rl_start=0 _rl_count=0
+ratelimit_window() {
+	local now=${EPOCHREALTIME/./}
+	if ((_rl_count == 10)); then
+		local left=$((_rl_start + 5200000 - now))
+		((left > 0)) && sleep "$((left / 1000000)).$(printf '%06d' $((left % 1000000)))"
+		_rl_count=0
+		now=${EPOCHREALTIME/./}
+	fi
+	((_rl_count++ == 0)) && _rl_start=$now
+	return 0
+}
+
 refused() { # IPT TABLE CHAIN HOOKNAME [PREFIX-LABEL]
 	local out rc
+	ratelimit_window
 	dmesg_clear
 	out=$($1 -w -t "$2" -A "$3" "${M[@]}" 2>&1)
 	rc=$?
@@ -33,6 +50,7 @@ refused ip6tables-nft mangle PREROUTING PREROUTING
 # Through a user chain: FORWARD -> uc.
 for ipt in iptables-legacy iptables-nft; do
 	$ipt -w -N uc && $ipt -w -A uc "${M[@]}" || fail "$ipt: user chain with the match"
+	ratelimit_window
 	dmesg_clear
 	expect_fail "$ipt: jump from FORWARD to a chain using the match refused" $ipt -w -A FORWARD -j uc
 	[[ $ipt == iptables-legacy ]] &&
