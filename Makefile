@@ -26,6 +26,13 @@ demo:
 	$(MAKE) all
 	tests/vm/run -- bash /tests/demo/demo.sh
 
+# Per-packet cost against the in-tree match (VM), and nft-cgroupd latency.
+bench:
+	scripts/install-deps
+	$(MAKE) all
+	tests/vm/run -- bash /tests/bench/match_cost.sh
+	$(MAKE) -C nft-support bench
+
 checkpatch:
 	scripts/checkpatch kmod/xt_cgroup2_main.c kmod/xt_cgroup2_compat.h \
 		lib/cgroup2_pattern.c lib/cgroup2_pattern.h include/uapi/xt_cgroup2.h
@@ -44,4 +51,4 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean || true
 	@for d in $(SUBDIRS); do $(MAKE) -C $$d clean; done
 
-.PHONY: all modules userspace deps check demo checkpatch install clean
+.PHONY: all modules userspace deps check demo bench checkpatch install clean
