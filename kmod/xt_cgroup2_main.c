@@ -6,12 +6,15 @@
  * A rule keeps its patterns as text plus the id and level of the cgroup
  * namespace root it was inserted from; it holds no reference to any cgroup.
  * A socket's cgroup is judged by walking its ancestors' names once, and the
- * verdict is cached per rule in a small direct-mapped table keyed by cgroup
- * id.  cgroup v2 never reuses an id and refuses rename(2), so the path
- * behind an id, and with it a verdict, never goes stale: nothing needs
+ * verdict (inversion applied) is cached per rule in a small direct-mapped
+ * table keyed by the cgroup's serial number.  Serial numbers, like cgroup
+ * ids, are never reused, and cgroup v2 refuses rename(2), so the path
+ * behind one, and with it a verdict, never goes stale: nothing needs
  * invalidating, and a cgroup created later, or again after a restart, is a
- * new id that misses the cache once.  The common path is one hash, one
- * atomic load and no lock.
+ * new number that misses the cache once.  The serial number lives in
+ * struct cgroup itself (the id needs its kernfs node), so the common path
+ * touches the socket's cgroup, the rule's private data and one cache slot:
+ * one hash, one atomic load, no lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 #include <linux/module.h>
@@ -33,12 +36,13 @@
 /* 128 verdicts per rule (1 KiB): the hot cgroups of one rule fit easily. */
 #define CG2_CACHE_BITS	7
 
-/* A verdict for cgroup id ID is stored as ID << 1 | MATCHED; 0 is empty. */
-#define CG2_CACHEABLE(id)	(!((id) >> 63))
+/* The verdict for serial number S is stored as S << 1 | VERDICT; 0 is empty. */
+#define CG2_CACHEABLE(serial)	(!((serial) >> 63))
 
 struct cg2_rule {
 	u64		root_id;	/* cgroup namespace root of the inserter */
 	int		root_level;
+	bool		invert;
 	atomic64_t	cache[1 << CG2_CACHE_BITS];
 };
 
@@ -81,17 +85,17 @@ static bool cg2_judge(const struct xt_cgroup2_info *info,
 static bool cg2_verdict(const struct xt_cgroup2_info *info,
 			struct cg2_rule *rule, struct cgroup *cgrp)
 {
-	u64 id = cgroup_id(cgrp);
-	atomic64_t *slot = &rule->cache[hash_64(id, CG2_CACHE_BITS)];
+	u64 serial = cgrp->self.serial_nr;
+	atomic64_t *slot = &rule->cache[hash_64(serial, CG2_CACHE_BITS)];
 	u64 cached = atomic64_read(slot);
-	bool matched;
+	bool verdict;
 
-	if (cached && cached >> 1 == id)
+	if (cached && cached >> 1 == serial)
 		return cached & 1;
-	matched = cg2_judge(info, rule, cgrp);
-	if (CG2_CACHEABLE(id))
-		atomic64_set(slot, id << 1 | matched);
-	return matched;
+	verdict = cg2_judge(info, rule, cgrp) ^ rule->invert;
+	if (CG2_CACHEABLE(serial))
+		atomic64_set(slot, serial << 1 | verdict);
+	return verdict;
 }
 
 /*
@@ -127,8 +131,7 @@ static bool cgroup2_mt(const struct sk_buff *skb, struct xt_action_param *par)
 	/* No full socket of this netns: no match, even when inverted. */
 	if (sk && sk_fullsock(sk) && net_eq(xt_net(par), sock_net(sk)))
 		matched = cg2_verdict(info, info->priv,
-				      sock_cgroup_ptr(&sk->sk_cgrp_data)) ^
-			  !!(info->flags & XT_CGROUP2_INVERT);
+				      sock_cgroup_ptr(&sk->sk_cgrp_data));
 
 	if (sk && sk != skb->sk)
 		sock_gen_put(sk);
@@ -208,6 +211,7 @@ static int cgroup2_mt_check(const struct xt_mtchk_param *par)
 	root = current->nsproxy->cgroup_ns->root_cset->dfl_cgrp;
 	rule->root_id = cgroup_id(root);
 	rule->root_level = root->level;
+	rule->invert = info->flags & XT_CGROUP2_INVERT;
 	info->priv = rule;
 	return 0;
 }

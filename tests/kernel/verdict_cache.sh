@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The per-rule verdict cache (128 slots, keyed by cgroup id) stays exact
-# when many more cgroups than slots collide in it, on repeated traffic
-# (cache hits) and after every cgroup is recreated with a new id.
+# The per-rule verdict cache (128 slots, keyed by the cgroup's serial
+# number) stays exact when many more cgroups than slots collide in it, on
+# repeated traffic (cache hits) and after every cgroup is recreated anew.
 . "$(dirname "$0")/../lib/vmtest.sh"
 need_module
 

@@ -51,13 +51,14 @@ udp_from() {
 	cg2net ${1:+--cgroup "$1"} send "$fam" "$2" "$3" --count "${4:-1}"
 }
 
-# udp_sink ADDR PORT: a UDP listener that absorbs datagrams (so senders see
-# "sent N", not ICMP-refused) until the test ends.
+# udp_sink ADDR PORT [COUNT]: a UDP listener that absorbs up to COUNT
+# datagrams (default a million; so senders see "sent N", not ICMP-refused)
+# until the test ends.
 udp_sink() {
 	local fam=udp ready
 	[[ $1 == *:* ]] && fam=udp6
 	ready=$(mktemp -u /tmp/sink.XXXXXX)
-	cg2net listen "$fam" "$1" "$2" --count 1000000 --timeout 600000 \
+	cg2net listen "$fam" "$1" "$2" --count "${3:-1000000}" --timeout 600000 \
 		--ready-file "$ready" >/dev/null 2>&1 &
 	_bg+=($!)
 	wait_for_file "$ready" || fail "udp sink on $1 port $2 did not start"

@@ -133,8 +133,8 @@ int cg2net_parse(int argc, char **argv, struct cg2net_opts *o)
 		} else if (mode && (v = optval("--count", argc, argv, &i))) {
 			if (o->mode == MODE_CONNECT)
 				return usage_error("%s is not an option of connect", a);
-			if (parse_uint(v, 1, 1000000, &n))
-				return usage_error("--count needs a number from 1 to 1000000, not '%s'", v);
+			if (parse_uint(v, 1, 100000000, &n))
+				return usage_error("--count needs a number from 1 to 100000000, not '%s'", v);
 			o->count = n;
 		} else if (mode && (v = optval("--timeout", argc, argv, &i))) {
 			if (o->mode == MODE_SEND)
