@@ -51,6 +51,7 @@ int cg_join(const char *root, const char *path);
 int net_parse_addr(int family, const char *text, unsigned int port,
 		   struct sockaddr_storage *ss, socklen_t *len);
 int net_bind_sport(int fd, int family, unsigned int sport);
+int net_client_socket(const struct cg2net_opts *o, int type, int *exit_code);
 const char *net_addr_str(const struct sockaddr *sa, char *buf, size_t len);
 long long net_now_ms(void);
 

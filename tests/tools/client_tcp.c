@@ -78,12 +78,9 @@ int run_connect_tcp(const struct cg2net_opts *o)
 	socklen_t elen = sizeof(int);
 	int fd, err = 0, ret;
 
-	fd = socket(o->family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	fd = net_client_socket(o, SOCK_STREAM | SOCK_NONBLOCK, &ret);
 	if (fd < 0)
-		return setup_error("socket: %s", strerror(errno));
-	if (o->sport >= 0 && (err = net_bind_sport(fd, o->family, o->sport)))
-		return setup_error("bind source port %d: %s", o->sport,
-				   strerror(-err));
+		return ret;
 
 	if (connect(fd, (const struct sockaddr *)&o->addr, o->addrlen) < 0) {
 		if (errno != EINPROGRESS) {

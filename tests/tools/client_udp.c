@@ -16,14 +16,11 @@ int run_send_udp(const struct cg2net_opts *o)
 	size_t len = strlen(o->payload);
 	unsigned int i;
 	socklen_t elen = sizeof(int);
-	int fd, err = 0;
+	int fd, err = 0, ret;
 
-	fd = socket(o->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	fd = net_client_socket(o, SOCK_DGRAM, &ret);
 	if (fd < 0)
-		return setup_error("socket: %s", strerror(errno));
-	if (o->sport >= 0 && (err = net_bind_sport(fd, o->family, o->sport)))
-		return setup_error("bind source port %d: %s", o->sport,
-				   strerror(-err));
+		return ret;
 	if (connect(fd, (const struct sockaddr *)&o->addr, o->addrlen) < 0) {
 		err = errno;
 		fprintf(stderr, "cg2net: connect udp %s: %s\n", o->addr_text,

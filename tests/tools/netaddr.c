@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 
 #include "cg2net.h"
@@ -55,6 +56,29 @@ int net_parse_addr(int family, const char *text, unsigned int port,
 bad:
 	fprintf(stderr, "cg2net: '%s' is not a numeric %s address\n", text, fam);
 	return -1;
+}
+
+/*
+ * The client socket of a send or connect: TYPE (SOCK_DGRAM, SOCK_STREAM,
+ * with flags) of the target's family, bound to --sport if given.  Returns
+ * the fd, or -1 after reporting a setup error (*EXIT: its exit status).
+ */
+int net_client_socket(const struct cg2net_opts *o, int type, int *exit_code)
+{
+	int fd, err;
+
+	fd = socket(o->family, type | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		*exit_code = setup_error("socket: %s", strerror(errno));
+		return -1;
+	}
+	if (o->sport >= 0 && (err = net_bind_sport(fd, o->family, o->sport))) {
+		close(fd);
+		*exit_code = setup_error("bind source port %d: %s", o->sport,
+					 strerror(-err));
+		return -1;
+	}
+	return fd;
 }
 
 /* Bind FD to the wildcard address with source port SPORT; 0 or -errno. */
