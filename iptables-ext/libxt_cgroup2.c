@@ -21,12 +21,6 @@
 #define __unused __attribute__((unused))
 #endif
 
-/*
- * iptables-restore splits a line into arguments in a 1024-byte buffer and
- * refuses longer ones, so a longer pattern would save but not restore.
- */
-#define CG2_MAX_PATTERN_LEN	1023
-
 /* Longest nft comment is 128 bytes; ours stays well below. */
 #define CG2_XLATE_COMMENT \
 	"cgroup2: path resolved once at load: no late binding, lost on restart"
@@ -137,13 +131,47 @@ cg2_path_error(const char *pat, const char *fmt, ...)
 	xtables_error(PARAMETER_PROBLEM, "cgroup2: --path %s: %s", shown, what);
 }
 
+/*
+ * The engine's verdict on @pat, the kernel's own (CG2_MAX_PATTERN_LEN is
+ * the longest argument iptables-restore reads back), with the details.
+ */
+static void cg2_check_pattern(const char *pat, size_t len)
+{
+	enum cg2_error err;
+	size_t offset;
+
+	err = cg2_validate(pat, len, CG2_MAX_PATTERN_LEN, &offset);
+	switch (err) {
+	case CG2_OK:
+		return;
+	case CG2_ERR_TOO_LONG:
+		cg2_path_error(pat, "is too long: %zu bytes, at most %u",
+			       len, CG2_MAX_PATTERN_LEN);
+	case CG2_ERR_CONTROL:
+		cg2_path_error(pat, "contains a control character (byte 0x%02x)",
+			       (unsigned char)pat[offset]);
+	default:
+		cg2_path_error(pat, "%s", cg2_strerror(err));
+	}
+}
+
+/* Matcher states of the patterns in @info, which the kernel budgets. */
+static unsigned int cg2_rule_states(const struct xt_cgroup2_info *info)
+{
+	const char *p = info->patterns;
+	unsigned int i, states = 0;
+
+	for (i = 0; i < info->count; i++, p += strlen(p) + 1)
+		states += cg2_cost(p, strlen(p));
+	return states;
+}
+
 static void cgroup2_parse(struct xt_option_call *cb)
 {
 	struct xt_cgroup2_info *info = cb->data;
 	const char *pat = cb->arg;
-	size_t len, offset;
-	enum cg2_error err;
-	const char *p;
+	unsigned int states;
+	size_t len;
 
 	/* The set is inverted as a whole: "!" only before the first --path. */
 	if (cb->invert && info->count > 0)
@@ -154,17 +182,12 @@ static void cgroup2_parse(struct xt_option_call *cb)
 	xtables_option_parse(cb);
 
 	len = strlen(pat);
-	if (len > CG2_MAX_PATTERN_LEN)
-		cg2_path_error(pat, "is too long: %zu bytes, at most %u",
-			       len, CG2_MAX_PATTERN_LEN);
-	/* A newline or other control byte cannot survive iptables-save. */
-	for (p = pat; *p; p++)
-		if ((unsigned char)*p < ' ' || *p == 0x7f)
-			cg2_path_error(pat, "contains a control character "
-				       "(byte 0x%02x)", (unsigned char)*p);
-	err = cg2_validate(pat, len, CG2_MAX_PATTERN_LEN, &offset);
-	if (err != CG2_OK)
-		cg2_path_error(pat, "%s", cg2_strerror(err));
+	cg2_check_pattern(pat, len);
+	states = cg2_rule_states(info) + cg2_cost(pat, len);
+	if (states > XT_CGROUP2_MAX_STATES)
+		cg2_path_error(pat, "brings the patterns of this rule to %u "
+			       "matcher states, more than %u: spread them over "
+			       "several rules", states, XT_CGROUP2_MAX_STATES);
 
 	if (info->count >= XT_CGROUP2_MAX_PATTERNS)
 		cg2_path_error(pat, "one --path too many: a rule holds at "

@@ -26,8 +26,17 @@
 #include <linux/string.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/x_tables.h>
+#include <linux/percpu.h>
+#include <linux/moduleparam.h>
+#include <linux/tcp.h>
+#include <linux/ipv6.h>
 #include <net/sock.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/inet_hashtables.h>
+#include <net/inet6_hashtables.h>
 #include <net/netfilter/nf_socket.h>
+#include <net/netfilter/ipv6/nf_defrag_ipv6.h>
 
 #include "xt_cgroup2.h"
 #include "cgroup2_pattern.h"
@@ -36,15 +45,50 @@
 /* 128 verdicts per rule (1 KiB): the hot cgroups of one rule fit easily. */
 #define CG2_CACHE_BITS	7
 
-/* The verdict for serial number S is stored as S << 1 | VERDICT; 0 is empty. */
-#define CG2_CACHEABLE(serial)	(!((serial) >> 63))
+/*
+ * The verdict for serial number S is stored as S << 2 | VALID | VERDICT.
+ * The valid bit keeps an empty slot (0) apart from the root cgroup, whose
+ * serial number is 0.
+ */
+#define CG2_SLOT_VALID		2
+#define CG2_CACHEABLE(serial)	(!((serial) >> 62))
+
+static inline u64 cg2_slot(u64 serial, bool verdict)
+{
+	return serial << 2 | CG2_SLOT_VALID | verdict;
+}
 
 struct cg2_rule {
 	u64		root_id;	/* cgroup namespace root of the inserter */
 	int		root_level;
 	bool		invert;
+	bool		defrag;		/* holds IPv6 defragmentation */
 	atomic64_t	cache[1 << CG2_CACHE_BITS];
+	unsigned int	count;		/* compiled patterns in @progs */
+	char		progs[] __aligned(8);	/* cg2_compile() output, packed */
 };
+
+/*
+ * Judgements (verdict cache misses), for tests and tuning.  Per CPU, so
+ * that the packet path writes no shared cache line; summed when read.
+ */
+static DEFINE_PER_CPU(unsigned long, cg2_judgements);
+
+static int cg2_judgements_get(char *buf, const struct kernel_param *kp)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(cg2_judgements, cpu);
+	return scnprintf(buf, PAGE_SIZE, "%lu\n", sum);
+}
+
+static const struct kernel_param_ops cg2_judgements_ops = {
+	.get	= cg2_judgements_get,
+};
+module_param_cb(judgements, &cg2_judgements_ops, NULL, 0444);
+MODULE_PARM_DESC(judgements, "cgroups judged against a rule's patterns (verdict cache misses)");
 
 /* The ancestors of one cgroup below the namespace root, as a cg2_path. */
 struct cg2_ancestry {
@@ -63,12 +107,11 @@ static const char *cg2_ancestor_name(const void *ctx, unsigned int i,
 	return name;
 }
 
-static bool cg2_judge(const struct xt_cgroup2_info *info,
-		      const struct cg2_rule *rule, struct cgroup *cgrp)
+static bool cg2_judge(const struct cg2_rule *rule, struct cgroup *cgrp)
 {
 	struct cg2_ancestry a = { cgrp, rule->root_level };
 	struct cg2_path path = { cg2_ancestor_name, &a, 0 };
-	const char *pat = info->patterns;
+	const char *prog = rule->progs;
 	unsigned int i;
 
 	/* Cgroups outside the inserter's namespace never match. */
@@ -76,9 +119,11 @@ static bool cg2_judge(const struct xt_cgroup2_info *info,
 	    cgroup_id(cgroup_ancestor(cgrp, rule->root_level)) != rule->root_id)
 		return false;
 	path.depth = cgrp->level - rule->root_level;
-	for (i = 0; i < info->count; i++, pat += strlen(pat) + 1)
-		if (cg2_match_subtree(pat, &path))
+	for (i = 0; i < rule->count; i++) {
+		if (cg2_match_subtree((const struct cg2_prog *)prog, &path))
 			return true;
+		prog += cg2_prog_size((const struct cg2_prog *)prog);
+	}
 	return false;
 }
 
@@ -90,11 +135,12 @@ static bool cg2_verdict(const struct xt_cgroup2_info *info,
 	u64 cached = atomic64_read(slot);
 	bool verdict;
 
-	if (cached && cached >> 1 == serial)
+	if ((cached | 1) == cg2_slot(serial, true))
 		return cached & 1;
-	verdict = cg2_judge(info, rule, cgrp) ^ rule->invert;
+	this_cpu_inc(cg2_judgements);
+	verdict = cg2_judge(rule, cgrp) ^ rule->invert;
 	if (CG2_CACHEABLE(serial))
-		atomic64_set(slot, serial << 1 | verdict);
+		atomic64_set(slot, cg2_slot(serial, verdict));
 	return verdict;
 }
 
@@ -138,13 +184,39 @@ static bool cgroup2_mt(const struct sk_buff *skb, struct xt_action_param *par)
 	return matched;
 }
 
+/*
+ * Pattern @i (0-based) of @n bytes is valid, and the patterns up to it stay
+ * within the rule's budget of matcher states, kept in @states.
+ */
+static int cg2_check_pattern(const char *p, size_t n, unsigned int i,
+			     unsigned int *states)
+{
+	enum cg2_error err;
+	size_t off;
+
+	err = cg2_validate(p, n, CG2_MAX_PATTERN_LEN, &off);
+	if (err != CG2_OK) {
+		pr_info_ratelimited("pattern %u \"%*pE\" %s (byte %zu)\n",
+				    i + 1, (int)min_t(size_t, n, 80), p,
+				    cg2_strerror(err), off);
+		return err == CG2_ERR_TOO_LONG ? -ENAMETOOLONG : -EINVAL;
+	}
+	*states += cg2_cost(p, n);
+	if (*states > XT_CGROUP2_MAX_STATES) {
+		pr_info_ratelimited("patterns 1 to %u need %u matcher states, more than %u\n",
+				    i + 1, *states, XT_CGROUP2_MAX_STATES);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The blob comes from userspace: trust nothing in it. */
 static int cg2_check_patterns(const struct xt_cgroup2_info *info)
 {
 	const char *p = info->patterns, *end = info->patterns + info->len;
-	enum cg2_error err;
-	unsigned int i;
-	size_t n, off;
+	unsigned int i, states = 0;
+	size_t n;
+	int ret;
 
 	if (info->count == 0 || info->count > XT_CGROUP2_MAX_PATTERNS) {
 		pr_info_ratelimited("pattern count %u is not within 1..%u\n",
@@ -163,13 +235,9 @@ static int cg2_check_patterns(const struct xt_cgroup2_info *info)
 					    i + 1, info->len);
 			return -EINVAL;
 		}
-		err = cg2_validate(p, n, XT_CGROUP2_PATTERNS_SIZE - 1, &off);
-		if (err != CG2_OK) {
-			pr_info_ratelimited("pattern %u \"%*pE\" %s (byte %zu)\n",
-					    i + 1, (int)min_t(size_t, n, 80), p,
-					    cg2_strerror(err), off);
-			return err == CG2_ERR_TOO_LONG ? -ENAMETOOLONG : -EINVAL;
-		}
+		ret = cg2_check_pattern(p, n, i, &states);
+		if (ret)
+			return ret;
 		p += n + 1;
 	}
 	if (p != end) {
@@ -182,6 +250,34 @@ static int cg2_check_patterns(const struct xt_cgroup2_info *info)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * Compile every pattern of the (validated) rule once, here in the control
+ * path, into one allocation: the packet path only runs the programs.
+ */
+static struct cg2_rule *cg2_rule_compile(const struct xt_cgroup2_info *info)
+{
+	const char *p = info->patterns;
+	struct cg2_rule *rule;
+	size_t size = 0, n;
+	unsigned int i;
+
+	for (i = 0; i < info->count; i++, p += n + 1) {
+		n = strlen(p);
+		size += cg2_compile(p, n, NULL, 0);
+	}
+	rule = kzalloc(struct_size(rule, progs, size), GFP_KERNEL_ACCOUNT);
+	if (!rule)
+		return NULL;
+	for (i = 0, p = info->patterns, size = 0; i < info->count;
+	     i++, p += n + 1) {
+		n = strlen(p);
+		size += cg2_compile(p, n, (struct cg2_prog *)(rule->progs + size),
+				    SIZE_MAX);
+	}
+	rule->count = info->count;
+	return rule;
 }
 
 static int cgroup2_mt_check(const struct xt_mtchk_param *par)
@@ -200,7 +296,7 @@ static int cgroup2_mt_check(const struct xt_mtchk_param *par)
 	if (ret)
 		return ret;
 
-	rule = kzalloc(sizeof(*rule), GFP_KERNEL_ACCOUNT);
+	rule = cg2_rule_compile(info);
 	if (!rule)
 		return -ENOMEM;
 	/*

@@ -21,9 +21,14 @@
 #include <stddef.h>
 #endif
 
-/* Brace groups in one component, and the alternatives they multiply to. */
-#define CG2_MAX_GROUPS		8
-#define CG2_MAX_COMBOS		256
+/*
+ * Limits shared by every front end and the kernel, so that all accept
+ * exactly the same patterns.  CG2_MAX_PATTERN_LEN is the longest argument
+ * iptables-restore reads back; CG2_MAX_STATES bounds the matcher's work
+ * (see the cost bound at the top of cgroup2_pattern.c).
+ */
+#define CG2_MAX_PATTERN_LEN	1023
+#define CG2_MAX_STATES		256
 
 enum cg2_error {
 	CG2_OK = 0,
@@ -38,10 +43,10 @@ enum cg2_error {
 	CG2_ERR_STRAY_BRACE,	/* "}" without "{" */
 	CG2_ERR_NESTED_BRACE,	/* "{" inside "{...}" */
 	CG2_ERR_SLASH_IN_BRACE,	/* "{a/b}" would cross components */
-	CG2_ERR_TOO_MANY_GROUPS,/* more than CG2_MAX_GROUPS in a component */
-	CG2_ERR_TOO_MANY_COMBOS,/* braces expand beyond CG2_MAX_COMBOS */
+	CG2_ERR_TOO_COMPLEX,	/* more than CG2_MAX_STATES matcher states */
 	CG2_ERR_ESCAPE,		/* "\" at the end of a component */
 	CG2_ERR_NUL,		/* NUL byte inside the given length */
+	CG2_ERR_CONTROL,	/* control byte: iptables-save cannot carry it */
 	CG2_ERR_MAX
 };
 
@@ -50,7 +55,8 @@ const char *cg2_strerror(enum cg2_error err);
 
 /*
  * Validate the @len bytes at @pat (no NUL needed; a NUL inside is an error).
- * @max_len is the longest pattern the caller accepts.  On error, returns
+ * @max_len is the longest pattern the caller accepts (at most
+ * CG2_MAX_PATTERN_LEN: a larger value is taken as that).  On error, returns
  * the error and stores the byte offset it refers to in @offset (if set).
  */
 enum cg2_error cg2_validate(const char *pat, size_t len, size_t max_len,
@@ -68,12 +74,43 @@ struct cg2_path {
 };
 
 /*
- * Does the valid, NUL-terminated pattern @pat match @path itself
- * (cg2_match_exact) or @path or one of its ancestors (cg2_match_subtree,
- * the semantics of the match)?  No allocation, bounded stack, no sleeping.
+ * A pattern compiled once, in the control path, into the form the packet
+ * path runs: components as literal names, "**" or small NFAs whose bracket
+ * expressions are 256-bit sets.  Opaque; it contains no pointers, so it may
+ * be copied, and needs 2-byte alignment (any allocator's memory will do).
  */
-bool cg2_match_exact(const char *pat, const struct cg2_path *path);
-bool cg2_match_subtree(const char *pat, const struct cg2_path *path);
+struct cg2_prog;
+
+/*
+ * Compile the valid pattern @pat (@len bytes) into @prog, which has room
+ * for @size bytes.  Returns the size the compiled form needs: when that is
+ * more than @size, nothing was written (call with size 0 to learn it).
+ */
+size_t cg2_compile(const char *pat, size_t len, struct cg2_prog *prog,
+		   size_t size);
+
+/*
+ * Matcher states of the valid pattern @pat (@len bytes): the unit of its
+ * cost, at most CG2_MAX_STATES (literal components cost none).
+ */
+unsigned int cg2_cost(const char *pat, size_t len);
+
+/* Bytes the compiled pattern takes (even: programs may be packed). */
+size_t cg2_prog_size(const struct cg2_prog *prog);
+
+/*
+ * Does the compiled pattern @prog match @path itself (cg2_match_exact) or
+ * @path or one of its ancestors (cg2_match_subtree, the semantics of the
+ * match)?  No allocation, bounded stack (under 200 bytes), no sleeping.
+ */
+bool cg2_match_exact(const struct cg2_prog *prog, const struct cg2_path *path);
+bool cg2_match_subtree(const struct cg2_prog *prog,
+		       const struct cg2_path *path);
+
+#ifdef CG2_COUNT_STEPS
+/* Host test builds only: work done by the matcher, see the cost bound. */
+extern unsigned long cg2_steps;
+#endif
 
 /* True when the valid pattern @pat has no glob syntax (escapes allowed). */
 bool cg2_is_literal(const char *pat);

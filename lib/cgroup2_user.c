@@ -108,10 +108,21 @@ static const char *string_component(const void *ctx, unsigned int i,
 	return sp->name[i];
 }
 
+struct cg2_prog *cg2_prog_new(const char *pat)
+{
+	size_t len = strlen(pat), size = cg2_compile(pat, len, NULL, 0);
+	struct cg2_prog *prog = malloc(size);
+
+	if (prog)
+		cg2_compile(pat, len, prog, size);
+	return prog;
+}
+
 int cg2_match_string(const char *pat, const char *path, bool subtree)
 {
 	struct string_path sp;
 	struct cg2_path cp = { string_component, &sp, 0 };
+	struct cg2_prog *prog;
 	unsigned int n = 0;
 	const char *p;
 	int ret;
@@ -134,7 +145,13 @@ int cg2_match_string(const char *pat, const char *path, bool subtree)
 		}
 		p = *e ? e + 1 : e;
 	}
-	ret = subtree ? cg2_match_subtree(pat, &cp) : cg2_match_exact(pat, &cp);
+	prog = cg2_prog_new(pat);
+	if (prog)
+		ret = subtree ? cg2_match_subtree(prog, &cp) :
+				cg2_match_exact(prog, &cp);
+	else
+		ret = -ENOMEM;
+	free(prog);
 	free(sp.name);
 	free(sp.len);
 	return ret;

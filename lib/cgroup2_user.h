@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct cg2_prog;
+
 /*
  * Call @fn with the mount point and mount root (both unescaped) of each
  * cgroup2 mount in /proc/self/mountinfo, until it returns non-zero; returns
@@ -21,6 +23,9 @@ int cg2_for_each_mount(int (*fn)(const char *point, const char *root,
  * @size is too small.
  */
 int cg2_find_mount(char *buf, size_t size);
+
+/* The valid pattern @pat compiled (cg2_compile) into memory to free(), or NULL. */
+struct cg2_prog *cg2_prog_new(const char *pat);
 
 /*
  * Match the valid pattern @pat against a path string such as

@@ -6,6 +6,7 @@
 #include <linux/netfilter.h>
 
 #include "cgroup2_pattern.h"
+#include "cgroup2_user.h"
 #include "bindings.h"
 #include "log.h"
 
@@ -153,11 +154,13 @@ int binding_add(struct config *cfg, const char *text, const char *where,
 	t->b = b;
 	b = &t->b[t->nb];
 	b->pattern = strdup(pat);
+	b->prog = cg2_prog_new(pat);
 	b->spec = strdup(text);
 	b->where = strdup(where);
 	b->level_warned = false;
-	if (!b->pattern || !b->spec || !b->where) {
+	if (!b->pattern || !b->prog || !b->spec || !b->where) {
 		free(b->pattern);
+		free(b->prog);
 		free(b->spec);
 		free(b->where);
 		goto nomem;
@@ -223,6 +226,7 @@ void config_free(struct config *cfg)
 
 		for (j = 0; j < t->nb; j++) {
 			free(t->b[j].pattern);
+			free(t->b[j].prog);
 			free(t->b[j].spec);
 			free(t->b[j].where);
 		}

@@ -11,12 +11,14 @@
 #include <stddef.h>
 
 #include "idset.h"
+#include "cgroup2_pattern.h"
 
 #define NFTCG_NAME_MAX		256	/* NFT_NAME_MAXLEN, with the NUL */
-#define NFTCG_PATTERN_MAX	4095
+#define NFTCG_PATTERN_MAX	CG2_MAX_PATTERN_LEN
 
 struct binding {
 	char *pattern;
+	struct cg2_prog *prog;	/* @pattern compiled */
 	char *spec;	/* the text as given, for messages */
 	char *where;	/* "FILE:LINE" or "command line" */
 	bool level_warned;	/* the rules' levels cannot match this pattern */

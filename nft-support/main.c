@@ -78,7 +78,7 @@ static bool target_matches(const struct target *t, const struct cgnode *n)
 	size_t i;
 
 	for (i = 0; i < t->nb; i++)
-		if (cgnode_match(t->b[i].pattern, n))
+		if (cgnode_match(t->b[i].prog, n))
 			return true;
 	return false;
 }

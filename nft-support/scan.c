@@ -505,7 +505,7 @@ static const char *component(const void *ctx, unsigned int i, size_t *len)
 	return c->v[i]->name;
 }
 
-bool cgnode_match(const char *pat, const struct cgnode *n)
+bool cgnode_match(const struct cg2_prog *prog, const struct cgnode *n)
 {
 	const struct cgnode *stackv[64], **v = stackv;
 	struct comps c;
@@ -524,7 +524,7 @@ bool cgnode_match(const char *pat, const struct cgnode *n)
 	for (p = n; p->depth; p = p->parent)
 		v[p->depth - 1] = p;
 	c.v = v;
-	ret = cg2_match_exact(pat, &path);
+	ret = cg2_match_exact(prog, &path);
 	if (v != stackv)
 		free(v);
 	return ret;

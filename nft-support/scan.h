@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct cg2_prog;
+
 struct cgnode {
 	struct cgnode *parent, *child, *next, *prev;	/* tree, siblings */
 	struct cgnode *hnext;	/* (parent, name) hash chain */
@@ -62,7 +64,7 @@ void cgtree_rescan(struct cgtree *t);
 void cgtree_foreach(struct cgtree *t,
 		    void (*fn)(void *ctx, const struct cgnode *n), void *ctx);
 /* Does the valid pattern @pat match the path of @n exactly? */
-bool cgnode_match(const char *pat, const struct cgnode *n);
+bool cgnode_match(const struct cg2_prog *prog, const struct cgnode *n);
 /* The path of @n relative to the root ("" for the root), into @buf. */
 void cgnode_relpath(const struct cgnode *n, char *buf, size_t size);
 

@@ -18,6 +18,13 @@
 #define XT_CGROUP2_PATTERNS_SIZE	2048
 /* At most this many patterns (--path options) in one rule. */
 #define XT_CGROUP2_MAX_PATTERNS		64
+/*
+ * The matcher states (the unit of a glob's cost, see cgroup2_pattern.c) of
+ * all patterns of one rule together: this bounds the work of judging a
+ * cgroup never seen before, done in the packet path.  Literal components
+ * cost nothing.
+ */
+#define XT_CGROUP2_MAX_STATES		512
 
 enum {
 	/* Match when no pattern matches (the socket must still exist). */

@@ -56,6 +56,25 @@ blob "dangling backslash" "$EINVAL" "$X"'pattern 1 "a\\" ends a component with a
 	--patterns 'a\'
 blob "invalid second pattern" "$EINVAL" "${X}pattern 2 \"b/\[\" has an unterminated \"\[\" \(byte 2\)$" \
 	--patterns a 'b/['
+# The kernel accepts exactly what the extension does: patterns of at most
+# 1023 bytes (what iptables-restore reads back), no control bytes (what
+# iptables-save cannot write), a bounded matcher cost per pattern and rule.
+# pr_info_ratelimited() allows 10 lines per call site in 5 s: wait out the
+# pattern checks' burst above before four more.
+sleep 5
+a1024=$(printf 'a%.0s' $(seq 1024))
+blob "pattern of 1024 bytes" "$ENAMETOOLONG" "${X}pattern 1 \"a{80}\" is too long \(byte 1023\)$" \
+	--patterns "$a1024"
+blob "newline in a pattern" "$EINVAL" "${X}pattern 1 \"a\\\\nb\" contains a control character, which iptables-save cannot write \(byte 1\)$" \
+	--pattern-bytes 610a6200
+blob "DEL in a pattern" "$EINVAL" "${X}pattern 1 \"a.+\" contains a control character" \
+	--pattern-bytes 617f00
+stars=$(printf '*a%.0s' $(seq 128))
+blob "257 matcher states in one pattern" "$EINVAL" "${X}pattern 1 \"\*a\*a.*\" needs more than 256 matcher states" \
+	--patterns "${stars}b"
+s200=$(printf '*a%.0s' $(seq 100))
+blob "603 matcher states in one rule" "$EINVAL" "${X}patterns 1 to 3 need 603 matcher states, more than 512$" \
+	--patterns "x/$s200" "y/$s200" "z/$s200"
 blob "inner NUL, count 1" "$EINVAL" "${X}2 bytes follow the last of 1 patterns$" \
 	--pattern-bytes 61006200 --count 1
 blob "wrong data size" "$EINVAL" 'x_tables: ip_tables: cgroup2\.0 match: invalid size 8 \(kernel\) != \(user\) 2064$|invalid size 2064 \(kernel\) != \(user\) 8$' \
@@ -70,6 +89,12 @@ expect_grep "valid blob saves as a rule" '^-A OUTPUT -m cgroup2 --path a --path 
 	"$(iptables-legacy-save -t filter)"
 blob "valid: inverted, 64 patterns" accepted "" --flags 1 --patterns $(seq 64)
 blob "valid: 2048 bytes" accepted "" --patterns "$(printf 'a%.0s' $(seq 1023))" "$(printf 'b%.0s' $(seq 1023))"
+# Costly before the compiled matcher (seconds per new cgroup), cheap now.
+braces=$(printf '{a,a}%.0s' $(seq 8))
+blob "valid: braces, star and a 960-byte bracket" accepted "" \
+	--patterns "**/$braces*[$(printf 'a%.0s' $(seq 960))]b"
+blob "valid: 512 matcher states in one rule" accepted "" \
+	--patterns "x/${stars:0:254}b" "y/${stars:0:254}b"
 blob "valid IPv6" accepted "" -6 --patterns 'x/**'
 expect "flush" accepted "$(xt_cgroup2_raw --flush)"
 expect "flush IPv6" accepted "$(xt_cgroup2_raw -6 --flush)"
