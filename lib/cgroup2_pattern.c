@@ -23,13 +23,19 @@
  * state; S <= CG2_MAX_STATES is enforced by cg2_validate()), and let a path
  * have D components whose names hold L bytes.  Matching takes at most
  *
- *	(2 * S + T + 2 * C) * (L + D + 1)	steps,
+ *	(2 * S + T + 3 * C + 2) * (L + D + 2)	steps:
  *
- * a step being a live state visited, a byte compared or a component pair
- * tried (host test builds count them in cg2_steps).  With the limits
- * (S <= 256, T + C <= 1024) that is below 1,600 * (L + D + 1), whatever
- * braces, stars and brackets the pattern holds; a rule's cost is the sum
- * over its patterns.  The stack holds two 32-byte state bitmaps.
+ * (C + 1) * (D + 2) turns of the component loop, at most 1 + t steps for
+ * each of the D names a literal of t bytes meets, and for each name of m
+ * bytes a glob of s states meets, s for the first closure and 2 * s + 1
+ * for each byte (the step and the closure visit every live state once).
+ * A step is a live state visited, a byte compared or a turn of the loop;
+ * host test builds count them in cg2_steps, and tests/unit checks the
+ * bound on generated worst cases.  With the limits (S <= 256, T <= 1023,
+ * C <= 512) that is under 4,100 * (L + D + 2) for any pattern, and the
+ * measured worst is far below it: nothing multiplies with the number of
+ * braces, stars or bracket members.  A rule's cost is the sum over its
+ * patterns.  The stack holds two 32-byte state bitmaps.
  */
 #ifdef __KERNEL__
 #include <linux/kernel.h>

@@ -238,18 +238,106 @@ static void test_info(void)
 	       strcmp(buf, "abc") == 0, "literal_path", "abcdef", "truncated");
 }
 
-/* Worst cases stay bounded: many stars against a long non-matching name. */
+/*
+ * The cost bound stated at the top of cgroup2_pattern.c, checked with the
+ * engine's step counter on generated worst cases: the longest pattern of
+ * each construct the state budget admits (grown until cg2_validate()
+ * refuses it), after no prefix, "**" or a literal, against the deepest and
+ * longest paths (255-byte names that keep every star alive).
+ */
+static unsigned int components(const char *pat)
+{
+	unsigned int c = 1;
+
+	for (; *pat; pat++)
+		c += *pat == '/';
+	return c;
+}
+
+/* The longest "PREFIX UNIT UNIT ... SUFFIX" that is still valid. */
+static void grow(char *out, size_t size, const char *prefix, const char *unit,
+		 const char *suffix)
+{
+	char try[2 * CG2_MAX_PATTERN_LEN];
+	size_t n = strlen(prefix);
+
+	memcpy(out, prefix, n + 1);
+	for (;;) {
+		snprintf(try, sizeof(try), "%s%s%s", out, unit, suffix);
+		if (strlen(try) >= size ||
+		    cg2_validate(try, strlen(try), CG2_MAX_PATTERN_LEN,
+				 NULL) != CG2_OK)
+			break;
+		strcat(out, unit);
+	}
+	strcat(out, suffix);
+}
+
+/* NAMES components of LEN bytes of @c, joined by '/'. */
+static char *make_path(unsigned int names, size_t len, char c)
+{
+	char *path = malloc(names * (len + 1) + 1), *p = path;
+
+	for (unsigned int i = 0; i < names; i++) {
+		memset(p, c, len);
+		p += len;
+		*p++ = '/';
+	}
+	p[path == p ? 0 : -1] = '\0';
+	return path;
+}
+
+static double worst_ratio;
+
+static void check_bound(const char *pat, unsigned int depth, size_t len,
+			char c)
+{
+	char *path = make_path(depth, len, c), what[160], shown[48];
+	unsigned long bound, per_byte;
+	unsigned long states = cg2_cost(pat, strlen(pat));
+	unsigned long bytes = depth * len + depth + 2;
+
+	cg2_steps = 0;
+	cg2_match_string(pat, path, true);
+	bound = (2 * states + strlen(pat) + 3 * components(pat) + 2) * bytes;
+	per_byte = cg2_steps / bytes;
+	if ((double)cg2_steps / bytes > worst_ratio)
+		worst_ratio = (double)cg2_steps / bytes;
+	snprintf(what, sizeof(what),
+		 "(%zu bytes) %u x %zu-byte names: %lu steps <= bound %lu (%lu a byte)",
+		 strlen(pat), depth, len, cg2_steps, bound, per_byte);
+	snprintf(shown, sizeof(shown), "%.40s%s", pat,
+		 strlen(pat) > 40 ? "..." : "");
+	report(states <= CG2_MAX_STATES && cg2_steps <= bound, "cost", shown,
+	       what);
+	free(path);
+}
+
 static void test_cost(void)
 {
-	char pat[300], name[300];
+	static const char *const units[] = {
+		"*a", "a*", "*?", "?", "[a-z]", "[!b]*", "{a,aa}", "{a,b}*",
+		"*{a,b}", "{,a}", "{a*,*a}", "\\a", "a",
+	};
+	static const char *const prefixes[] = { "", "**/", "a/**/", "**/**/" };
+	static const struct { unsigned int depth; size_t len; } paths[] = {
+		{ 1, 255 }, { 3, 255 }, { 8, 255 }, { 64, 255 }, { 1000, 1 },
+	};
+	char pat[CG2_MAX_PATTERN_LEN + 1], what[64];
 
-	memset(name, 'a', 255);
-	name[255] = '\0';
-	strcpy(pat, "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b");
-	report(cg2_match_string(pat, name, true) == 0, "cost", pat, "255 x a");
-	strcpy(pat, "**/**/**/**/**/**/**/**/**/**/b");
-	report(cg2_match_string(pat, "a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a/a",
-				false) == 0, "cost", pat, "32 x a");
+	for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++)
+		for (size_t p = 0; p < sizeof(prefixes) / sizeof(prefixes[0]); p++) {
+			grow(pat, sizeof(pat), prefixes[p], units[u], "b");
+			for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+				check_bound(pat, paths[i].depth, paths[i].len, 'a');
+		}
+	/* Many glob components, each against every path component. */
+	grow(pat, sizeof(pat), "**", "/*a*", "/b");
+	check_bound(pat, 64, 255, 'a');
+	snprintf(what, sizeof(what), "%.0f steps per path byte at most",
+		 worst_ratio);
+	report(worst_ratio <= 2 * CG2_MAX_STATES + 2 * CG2_MAX_PATTERN_LEN,
+	       "cost", "worst of all", what);
 }
 
 int main(void)
