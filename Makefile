@@ -31,6 +31,7 @@ bench:
 	scripts/install-deps
 	$(MAKE) all
 	tests/vm/run -- bash /tests/bench/match_cost.sh
+	tests/vm/run -- bash /tests/bench/first_packet.sh
 	$(MAKE) -C nft-support bench
 
 checkpatch:
