@@ -59,6 +59,13 @@
 -m cgroup2 --path .;;FAIL;cgroup2: --path ".": has a "." or ".." component
 -m cgroup2 --path "a\\";;FAIL;cgroup2: --path "a\\": ends a component with a lone "\"
 -m cgroup2 --path "tab	x";;FAIL;cgroup2: --path "tab\x09x": contains a control character (byte 0x09)
+-m cgroup2 --path "del";;FAIL;cgroup2: --path "del\x7f": contains a control character (byte 0x7f)
+# the matcher's state budget: 256 a pattern, 512 a rule (literals cost none)
+-m cgroup2 --path "**/%{*?*127}b";=;OK
+-m cgroup2 --path "**/%{*?*127}b" --path "x/%{*a*127}c";=;OK
+-m cgroup2 --path "**/%{*?*127}b" --path "x/%{*a*127}c" --path "%{a*200}/b";=;OK
+-m cgroup2 --path "%{*a*128}";;FAIL;cgroup2: --path "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a...": needs more than 256 matcher states
+-m cgroup2 --path "**/%{*?*127}b" --path "x/%{*a*127}c" --path "y/*";;FAIL;cgroup2: --path "y/*": brings the patterns of this rule to 514 matcher states, more than 512: spread them over several rules
 -m cgroup2 --path;;FAIL;requires an argument
 -m cgroup2 --paths x;;FAIL;unknown option
 # other chains the kernel match allows
