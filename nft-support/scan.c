@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
@@ -146,22 +147,94 @@ void cgnode_relpath(const struct cgnode *n, char *buf, size_t size)
 	}
 }
 
-/* Absolute path of @n, or -ENAMETOOLONG. */
-static int node_path(struct cgtree *t, const struct cgnode *n, char *buf)
+/*
+ * The path of @n below the root ("." for the root), plus "/@name" when
+ * @name is given, in the tree's one heap buffer; NULL when out of memory.
+ * The depth limit bounds it (CGTREE_MAX_DEPTH components of NAME_MAX).
+ */
+static char *node_rel(struct cgtree *t, const struct cgnode *n,
+		      const char *name, size_t len)
 {
-	size_t len = 0;
 	const struct cgnode *p;
+	size_t need = 3 + len, pos;
+	char *b;
 
 	for (p = n; p->depth; p = p->parent)
-		len += p->namelen + 1;
-	if (t->root_len + len >= PATH_MAX)
-		return -ENAMETOOLONG;
-	memcpy(buf, t->root_path, t->root_len);
-	buf[t->root_len] = '/';
-	cgnode_relpath(n, buf + t->root_len + 1, PATH_MAX - t->root_len - 1);
-	if (!n->depth)
-		buf[t->root_len] = '\0';
-	return 0;
+		need += p->namelen + 1;
+	if (need > t->pcap) {
+		b = realloc(t->pbuf, need);
+		if (!b)
+			return NULL;
+		t->pbuf = b;
+		t->pcap = need;
+	}
+	strcpy(t->pbuf, ".");
+	if (n->depth)
+		cgnode_relpath(n, t->pbuf, t->pcap);
+	if (name) {
+		pos = n->depth ? strlen(t->pbuf) : 0;
+		if (pos)
+			t->pbuf[pos++] = '/';
+		memcpy(t->pbuf + pos, name, len);
+		t->pbuf[pos + len] = '\0';
+	}
+	return t->pbuf;
+}
+
+/*
+ * openat() below the root, whatever the length of @rel: a path longer than
+ * PATH_MAX is opened a piece at a time.  -1 with errno set on failure.
+ */
+static int open_rel(struct cgtree *t, char *rel, int flags)
+{
+	int fd = t->rootfd, nfd, e;
+	char *cut;
+
+	while (strlen(rel) >= PATH_MAX) {
+		cut = memrchr(rel, '/', PATH_MAX - 1);
+		if (!cut) {
+			nfd = -1;
+			errno = ENAMETOOLONG;
+		} else {
+			*cut = '\0';
+			nfd = openat(fd, rel, O_PATH | O_DIRECTORY |
+				     O_NOFOLLOW | O_CLOEXEC);
+			*cut = '/';
+		}
+		e = errno;
+		if (fd != t->rootfd)
+			close(fd);
+		errno = e;
+		if (nfd < 0)
+			return -1;
+		fd = nfd;
+		rel = cut + 1;
+	}
+	nfd = openat(fd, rel, flags | O_NOFOLLOW | O_CLOEXEC);
+	e = errno;
+	if (fd != t->rootfd)
+		close(fd);
+	errno = e;
+	return nfd;
+}
+
+/* lstat() of @rel below the root.  0, or -1 with errno set. */
+static int stat_rel(struct cgtree *t, char *rel, struct stat *st)
+{
+	char *slash;
+	int fd, ret;
+
+	if (strlen(rel) < PATH_MAX)
+		return fstatat(t->rootfd, rel, st, AT_SYMLINK_NOFOLLOW);
+	slash = strrchr(rel, '/');
+	*slash = '\0';
+	fd = open_rel(t, rel, O_PATH | O_DIRECTORY);
+	*slash = '/';
+	if (fd < 0)
+		return -1;
+	ret = fstatat(fd, slash + 1, st, AT_SYMLINK_NOFOLLOW);
+	close(fd);
+	return ret;
 }
 
 static struct cgnode *node_new(struct cgtree *t, struct cgnode *parent,
@@ -197,12 +270,11 @@ static struct cgnode *node_new(struct cgtree *t, struct cgnode *parent,
 	return n;
 }
 
-static void node_remove(struct cgtree *t, struct cgnode *n)
+/* Unlink and free @n, which has no children. */
+static void node_drop(struct cgtree *t, struct cgnode *n)
 {
 	struct cgnode **pp;
 
-	while (n->child)
-		node_remove(t, n->child);
 	if (t->ops->removed)
 		t->ops->removed(t->ctx, n);
 	if (n->wd >= 0) {
@@ -230,68 +302,107 @@ static void node_remove(struct cgtree *t, struct cgnode *n)
 	free(n);
 }
 
-static int add_watch(struct cgtree *t, struct cgnode *n, const char *path)
+/* Remove @top and its subtree, children first, without recursion. */
+static void node_remove(struct cgtree *t, struct cgnode *top)
 {
+	struct cgnode *n = top, *p;
+	bool last;
+
+	do {
+		while (n->child)
+			n = n->child;
+		p = n->parent;
+		last = n == top;
+		node_drop(t, n);
+		n = p;
+	} while (!last);
+}
+
+/* Watch the directory open as @fd.  inotify takes a path: the fd's one. */
+static void add_watch(struct cgtree *t, struct cgnode *n, int fd,
+		      const char *rel)
+{
+	char proc[40];
 	int wd;
 
 	if (n->wd >= 0)
-		return 0;
-	wd = inotify_add_watch(t->ifd, path, WATCH_MASK);
+		return;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	wd = inotify_add_watch(t->ifd, proc, WATCH_MASK);
 	if (wd < 0) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return -ENOENT;
 		if (errno == ENOSPC) {
 			if (!t->warned_nospc)
-				err("cannot watch %s: inotify watch limit reached; raise fs.inotify.max_user_watches (rescanning periodically meanwhile)",
-				    path);
+				err("cannot watch %s/%s: inotify watch limit reached; raise fs.inotify.max_user_watches (rescanning periodically meanwhile)",
+				    t->root_path, rel);
 			t->warned_nospc = true;
 		} else {
-			err("cannot watch %s: %s", path, strerror(errno));
+			err("cannot watch %s/%s: %s", t->root_path, rel,
+			    strerror(errno));
 		}
 		t->degraded = true;
-		return 0;
+		return;
 	}
 	if (wd_link(t, n, wd)) {
 		inotify_rm_watch(t->ifd, wd);
 		t->degraded = true;
 	}
-	return 0;
+}
+
+/* Directory @rel open for reading, watched; -ENOENT if @n is gone. */
+static int open_dir(struct cgtree *t, struct cgnode *n, char *rel)
+{
+	struct stat st;
+	int fd;
+
+	fd = open_rel(t, rel, O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return -ENOENT;
+		err("cannot read %s/%s: %s", t->root_path, rel, strerror(errno));
+		t->degraded = true;
+		return -EIO;
+	}
+	/* Removed and created again since its parent was read: the new one
+	 * is the parent's business (its events are queued). */
+	if (fstat(fd, &st) || st.st_ino != n->id) {
+		close(fd);
+		return -ENOENT;
+	}
+	add_watch(t, n, fd, rel);
+	return fd;
 }
 
 /*
- * Bring the children of @n in line with its directory.  The watch is added
- * before reading the directory, so a child created meanwhile is either in
- * the listing or reported by an event.  New children are scanned the same
- * way; with @all, existing ones too.  Returns -ENOENT when @n is gone.
+ * Bring the children of @n in line with its directory, one level only.
+ * The watch is added before reading the directory, so a child created
+ * meanwhile is either in the listing or reported by an event.  New
+ * children are left fresh for the walk.  Returns -ENOENT when @n is gone.
  */
-static int sync_dir(struct cgtree *t, struct cgnode *n, bool all)
+static int sync_dir(struct cgtree *t, struct cgnode *n)
 {
-	char path[PATH_MAX];
+	char *rel = node_rel(t, n, NULL, 0);
 	struct cgnode *c, *next;
 	struct dirent *de;
 	unsigned int gen;
 	DIR *d;
-	int ret;
+	int fd;
 
-	if (node_path(t, n, path)) {
-		err("path of %s/.../%s too long, not scanned", t->root_path,
-		    n->name);
+	if (!rel) {
+		err("out of memory scanning %s", t->root_path);
+		t->degraded = true;
 		return 0;
 	}
-	ret = add_watch(t, n, path);
-	if (ret)
-		return ret;
-	d = opendir(path);
+	fd = open_dir(t, n, rel);
+	if (fd < 0)
+		return fd == -ENOENT ? -ENOENT : 0;
+	d = fdopendir(fd);
 	if (!d) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return -ENOENT;
-		err("cannot read %s: %s", path, strerror(errno));
+		close(fd);
 		t->degraded = true;
 		return 0;
 	}
 	n->fresh = false;
 	gen = ++t->gen;
-	errno = 0;
 	while ((de = readdir(d))) {
 		size_t len = strlen(de->d_name);
 		uint64_t id = de->d_ino;
@@ -317,7 +428,7 @@ static int sync_dir(struct cgtree *t, struct cgnode *n, bool all)
 		if (!c) {
 			c = node_new(t, n, de->d_name, len, id);
 			if (!c) {
-				err("out of memory scanning %s", path);
+				err("out of memory scanning %s", t->root_path);
 				t->degraded = true;
 				continue;
 			}
@@ -330,10 +441,72 @@ static int sync_dir(struct cgtree *t, struct cgnode *n, bool all)
 		if (c->gen != gen)
 			node_remove(t, c);
 	}
-	for (c = n->child; c; c = next) {
-		next = c->next;
-		if ((c->fresh || all) && sync_dir(t, c, all) == -ENOENT)
-			node_remove(t, c);
+	return 0;
+}
+
+/*
+ * Does the walk read @n?  New directories (all of them with @all), down to
+ * CGTREE_MAX_DEPTH: `socket cgroupv2 level` stops at 255, and a delegated
+ * user must not be able to make us walk without end.
+ */
+static bool wants_visit(struct cgtree *t, struct cgnode *n, bool all)
+{
+	if (!n->fresh && !all)
+		return false;
+	if (n->depth < CGTREE_MAX_DEPTH)
+		return true;
+	if (n->fresh) {
+		char *rel = node_rel(t, n, NULL, 0);
+
+		if (!t->warned_depth)
+			warn("%s/%s: more than %d levels below the root; not following the directories below it",
+			     t->root_path, rel ? rel : "...", CGTREE_MAX_DEPTH);
+		else
+			dbg("%s/%s: too deep, not followed", t->root_path,
+			    rel ? rel : "...");
+		t->warned_depth = true;
+		n->fresh = false;
+	}
+	return false;
+}
+
+/* The node after @n, in preorder below @top, that the walk reads. */
+static struct cgnode *next_visit(struct cgtree *t, struct cgnode *n,
+				 struct cgnode *top, bool all, bool below)
+{
+	struct cgnode *c;
+
+	if (below)
+		for (c = n->child; c; c = c->next)
+			if (wants_visit(t, c, all))
+				return c;
+	for (; n != top; n = n->parent)
+		for (c = n->next; c; c = c->next)
+			if (wants_visit(t, c, all))
+				return c;
+	return NULL;
+}
+
+/*
+ * Read @top and every new directory below it (every one with @all).  No
+ * recursion: the tree's own links are the stack, so depth costs no stack.
+ * Returns -ENOENT when @top is gone.
+ */
+static int scan(struct cgtree *t, struct cgnode *top, bool all)
+{
+	struct cgnode *n, *next;
+	int ret;
+
+	if (top->depth && !wants_visit(t, top, true))
+		return 0;
+	ret = sync_dir(t, top);
+	if (ret)
+		return ret;
+	for (n = next_visit(t, top, top, all, true); n; n = next) {
+		ret = sync_dir(t, n);
+		next = next_visit(t, n, top, all, ret == 0);
+		if (ret == -ENOENT)
+			node_remove(t, n);
 	}
 	return 0;
 }
@@ -341,16 +514,17 @@ static int sync_dir(struct cgtree *t, struct cgnode *n, bool all)
 /* An event named @name in @p: look at what is there now. */
 static void sync_child(struct cgtree *t, struct cgnode *p, const char *name)
 {
-	char path[PATH_MAX];
 	size_t len = strlen(name);
 	struct cgnode *c = lookup(t, p, name, len);
+	char *rel = node_rel(t, p, name, len);
 	struct stat st;
 
-	if (node_path(t, p, path) || strlen(path) + 1 + len >= PATH_MAX)
+	if (!rel) {
+		err("out of memory following %s", t->root_path);
+		t->degraded = true;
 		return;
-	strcat(path, "/");
-	strcat(path, name);
-	if (lstat(path, &st) || !S_ISDIR(st.st_mode)) {
+	}
+	if (stat_rel(t, rel, &st) || !S_ISDIR(st.st_mode)) {
 		if (c)
 			node_remove(t, c);
 		return;
@@ -361,11 +535,11 @@ static void sync_child(struct cgtree *t, struct cgnode *p, const char *name)
 		node_remove(t, c);
 	c = node_new(t, p, name, len, st.st_ino);
 	if (!c) {
-		err("out of memory adding %s", path);
+		err("out of memory following %s", t->root_path);
 		t->degraded = true;
 		return;
 	}
-	if (sync_dir(t, c, false) == -ENOENT)
+	if (scan(t, c, false) == -ENOENT)
 		node_remove(t, c);
 }
 
@@ -377,6 +551,7 @@ int cgtree_open(struct cgtree *t, const char *root,
 
 	memset(t, 0, sizeof(*t));
 	t->ifd = -1;
+	t->rootfd = -1;
 	t->ops = ops;
 	t->ctx = ctx;
 	while (len > 1 && root[len - 1] == '/')
@@ -385,17 +560,17 @@ int cgtree_open(struct cgtree *t, const char *root,
 	if (!t->root_path)
 		return -ENOMEM;
 	t->root_len = len;
-	if (stat(t->root_path, &st))
+	/* Held for good: everything is relative to it, not to the path. */
+	t->rootfd = open(t->root_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (t->rootfd < 0 || fstat(t->rootfd, &st))
 		return -errno;
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
 	t->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (t->ifd < 0)
 		return -errno;
 	t->root = node_new(t, NULL, "", 0, st.st_ino);
 	if (!t->root)
 		return -ENOMEM;
-	if (sync_dir(t, t->root, false) == -ENOENT)
+	if (scan(t, t->root, false) == -ENOENT)
 		return -ENOENT;
 	if (t->root->wd < 0)
 		return -EIO;
@@ -413,11 +588,15 @@ void cgtree_close(struct cgtree *t)
 	t->ops = ops;
 	if (t->ifd >= 0)
 		close(t->ifd);
+	if (t->rootfd >= 0)
+		close(t->rootfd);
 	free(t->nh);
 	free(t->wh);
+	free(t->pbuf);
 	free(t->root_path);
 	memset(t, 0, sizeof(*t));
 	t->ifd = -1;
+	t->rootfd = -1;
 }
 
 int cgtree_process(struct cgtree *t)
@@ -468,29 +647,28 @@ void cgtree_rescan(struct cgtree *t)
 	t->overflow = false;
 	t->degraded = false;
 	t->warned_nospc = false;
-	if (t->root->wd < 0 && access(t->root_path, F_OK)) {
+	if (scan(t, t->root, true) == -ENOENT)
 		while (t->root->child)
 			node_remove(t, t->root->child);
-		return;
-	}
-	sync_dir(t, t->root, true);
-}
-
-static void walk(struct cgnode *n,
-		 void (*fn)(void *ctx, const struct cgnode *n), void *ctx)
-{
-	struct cgnode *c;
-
-	fn(ctx, n);
-	for (c = n->child; c; c = c->next)
-		walk(c, fn, ctx);
 }
 
 void cgtree_foreach(struct cgtree *t,
 		    void (*fn)(void *ctx, const struct cgnode *n), void *ctx)
 {
-	if (t->root)
-		walk(t->root, fn, ctx);
+	const struct cgnode *n = t->root;
+
+	/* preorder over the tree's links; the root has no siblings */
+	while (n) {
+		fn(ctx, n);
+		if (n->child) {
+			n = n->child;
+			continue;
+		}
+		while (n && !n->next)
+			n = n->parent;
+		if (n)
+			n = n->next;
+	}
 }
 
 struct comps {

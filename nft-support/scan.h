@@ -31,10 +31,20 @@ struct cgtree_ops {
 	void (*removed)(void *ctx, const struct cgnode *n);
 };
 
+/*
+ * Directories are followed down to this many levels below the root; the
+ * deepest ones are in the sets, what is below them is not read (the kernel's
+ * `socket cgroupv2 level` stops at 255 anyway).
+ */
+#define CGTREE_MAX_DEPTH	256
+
 struct cgtree {
-	char *root_path;
+	char *root_path;	/* for messages only */
 	size_t root_len;
+	int rootfd;		/* O_PATH: every access is relative to it */
 	int ifd;
+	char *pbuf;		/* the one path buffer, grown on the heap */
+	size_t pcap;
 	struct cgnode *root;
 	struct cgnode **nh;	/* name hash */
 	size_t nh_cap;
@@ -45,6 +55,7 @@ struct cgtree {
 	bool overflow;		/* the event queue overflowed: rescan */
 	bool degraded;		/* some directory could not be watched */
 	bool warned_nospc;
+	bool warned_depth;	/* the depth limit was reported */
 	const struct cgtree_ops *ops;
 	void *ctx;
 };

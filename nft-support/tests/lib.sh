@@ -8,6 +8,7 @@ PASSED=0
 FAILED=0
 NSES=()
 PIDS=()
+DEEP=()		# chains made by tests/deeptree: too deep for find | rmdir
 SYSCTL_RESTORE=
 
 pass() { echo "PASS $1"; PASSED=$((PASSED + 1)); }
@@ -20,6 +21,7 @@ cleanup() {
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; kill -CONT "$p" 2>/dev/null; done
 	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
 	for ns in "${NSES[@]}"; do ip netns del "$ns" 2>/dev/null; done
+	for p in "${DEEP[@]}"; do "$HERE/deeptree" rm "$p" 2>/dev/null; done
 	if [ -n "$ROOT" ] && [ -d "$ROOT" ]; then
 		find "$ROOT" -depth -type d -exec rmdir {} + 2>/dev/null
 	fi

@@ -103,6 +103,39 @@ t_deep() {
 	stop_daemon
 }
 
+t_abyss() {
+	new_ns abyss
+	nsx nft -f - <<-EOT
+	table inet t {
+		set s { type cgroupsv2; }
+		set w { type cgroupsv2; }
+	}
+	EOT
+	mkdir -p "$ROOT/abyss" "$ROOT/shallow"
+	DEEP+=("$ROOT/abyss")
+	# deeper than the ~1,960 levels where a recursive walk runs out of stack
+	"$HERE/deeptree" mk "$ROOT/abyss" 2000 || { fail "abyss: 2,000 levels created"; return; }
+	local rc n
+	nsx "$D" --once --cgroup-root "$ROOT" 'inet:t:s=abyss/**' 'inet:t:w=shallow' 2>"$TMPD/abyss.err"
+	rc=$?
+	[ $rc = 0 ] && pass "abyss: --once survives a tree 2,000 levels deep" ||
+		fail "abyss: --once survives a tree 2,000 levels deep" "rc=$rc $(tail -3 "$TMPD/abyss.err")"
+	n=$(set_ids inet:t:s | wc -l)
+	[ "$n" = 256 ] && pass "abyss: followed down to 256 levels, no deeper" ||
+		fail "abyss: followed down to 256 levels, no deeper" "$n ids"
+	[ "$(grep -c "more than 256 levels below the root" "$TMPD/abyss.err")" = 1 ] &&
+		grep -q "$ROOT/abyss/d/d/d/d/.*: more than 256" "$TMPD/abyss.err" &&
+		pass "abyss: the limit is reported once, naming the path" ||
+		fail "abyss: the limit is reported once, naming the path" "$(head -c 300 "$TMPD/abyss.err")"
+	start_daemon abyss 'inet:t:s=abyss/**' 'inet:t:w=shallow/*' || { fail "abyss: daemon started"; return; }
+	mkdir "$ROOT/shallow/x"
+	assert_set "abyss: the daemon keeps working beside the deep tree" inet:t:w "$ROOT/shallow/x"
+	"$HERE/deeptree" rm "$ROOT/abyss"
+	assert_set "abyss: the deep tree removed" inet:t:s "$ROOT/abyss"
+	kill -0 "$DPID" 2>/dev/null && pass "abyss: daemon alive" || fail "abyss: daemon alive" "$(tail -3 "$DLOG")"
+	stop_daemon
+}
+
 t_burst() {
 	new_ns burst; std_table $((LVL + 2))
 	mkdir -p "$ROOT/burst"
@@ -319,6 +352,6 @@ t_config_errors() {
 		pass "config: missing cgroup root reported" || fail "config: missing cgroup root reported" "rc=$rc $out"
 }
 
-TESTS=${*:-once late deep burst thousand overflow sighup missing wrongtype restart external levels systemd config_errors}
+TESTS=${*:-once late deep abyss burst thousand overflow sighup missing wrongtype restart external levels systemd config_errors}
 for t in $TESTS; do "t_$t"; done
 summary
