@@ -617,8 +617,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	t1 = now();
-	if (sync_all(&d, true))
-		status = 1;
+	/* A failing binding is retried; only --once turns it into the status. */
+	sync_all(&d, true);
 	info("initial sync: %zu cgroups below %s, %zu sets, scan %.1f ms, total %.1f ms",
 	     d.tree.count, root, d.cfg.n, (t1 - t0) * 1e3, (now() - t0) * 1e3);
 	if (d.once)
