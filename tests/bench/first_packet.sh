@@ -6,6 +6,7 @@
 # each kind of rule, kinds taking turns; the process start and the send are
 # in both, so the ratio shows what judging the cgroup adds.
 . "$(dirname "$0")/../lib/vmtest.sh"
+. "$(dirname "$0")/lib.sh"
 need_module
 
 N=${BENCH_CGROUPS:-20}
@@ -26,8 +27,8 @@ A=$(name a a)
 udp_sink 127.0.0.1 $P
 mkcg bench.slice/web.service
 
-# ms_per_cgroup KIND ROUND: N fresh cgroups, one datagram each.
-ms_per_cgroup() {
+# us_per_cgroup KIND ROUND: N fresh cgroups, one datagram each.
+us_per_cgroup() {
 	local i cg t0 t1
 	for ((i = 0; i < N; i++)); do mkcg "f$1$2/$A/${A:0:190}$i"; done
 	t0=${EPOCHREALTIME/./}
@@ -39,24 +40,14 @@ ms_per_cgroup() {
 	echo $(((t1 - t0) / N))
 }
 
-median() { printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"; }
-
-declare -A runs
-for ((r = 1; r <= ROUNDS; r++)); do
-	for kind in "${KINDS[@]}"; do
-		iptables -F OUTPUT
-		# shellcheck disable=SC2086
-		iptables -A OUTPUT -p udp --dport $P -m cgroup2 ${rule[$kind]} ||
-			{ fail "load the $kind rule"; finish; }
-		t=$(ms_per_cgroup "$kind" "$r") || { fail "sends under $kind"; finish; }
-		runs[$kind]+=" $t"
-	done
-done
-iptables -F OUTPUT
-declare -A med
-for kind in "${KINDS[@]}"; do
+load_rule() {
+	iptables -F OUTPUT
 	# shellcheck disable=SC2086
-	med[$kind]=$(median ${runs[$kind]})
+	iptables -A OUTPUT -p udp --dport $P -m cgroup2 ${rule[$1]}
+}
+
+interleave load_rule us_per_cgroup
+for kind in "${KINDS[@]}"; do
 	printf 'BENCH first packet, %-7s rule: median %6d us per fresh cgroup (runs:%s)\n' \
 		"$kind" "${med[$kind]}" "${runs[$kind]}"
 done

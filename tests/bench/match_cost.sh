@@ -7,6 +7,7 @@
 # median, so drift of the emulated machine hits all of them alike; under
 # TCG the absolute numbers mean little, the ratios are the point.
 . "$(dirname "$0")/../lib/vmtest.sh"
+. "$(dirname "$0")/lib.sh"
 need_module
 modprobe xt_cgroup
 
@@ -51,23 +52,11 @@ ns_per_packet() {
 	echo $(((t1 - t0) * 1000 / N))
 }
 
-median() { printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"; }
+load_rules() { iptables-restore "/tmp/bench.$1"; }
 
-declare -A runs
 for kind in "${KINDS[@]}"; do ruleset "$kind" >"/tmp/bench.$kind"; done
-for ((r = 1; r <= ROUNDS; r++)); do
-	for kind in "${KINDS[@]}"; do
-		iptables-restore "/tmp/bench.$kind" || { fail "load $kind rules"; finish; }
-		t=$(ns_per_packet) || { fail "bench with $kind rules"; finish; }
-		runs[$kind]+=" $t"
-	done
-done
-iptables -F OUTPUT
-
-declare -A med
+interleave load_rules ns_per_packet
 for kind in "${KINDS[@]}"; do
-	# shellcheck disable=SC2086
-	med[$kind]=$(median ${runs[$kind]})
 	rules=$((R + 1))
 	[[ $kind == none ]] && rules=0
 	printf 'BENCH %-8s %3d rules: median %6d ns/packet, +%6d over none (runs:%s)\n' \
