@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -36,6 +37,8 @@ struct daemon {
 	char **args;		/* bindings from the command line */
 	int nargs;
 	double retry_interval;
+	double rescan_interval;	/* while degraded, or without nf_tables events */
+	double rescan_at;	/* absolute (monotonic) deadline, 0 for none */
 	int root_level;		/* of the cgroup root in our cgroup ns, or -1 */
 	bool once;
 };
@@ -424,6 +427,65 @@ static void on_nft_change(void *ctx, int family, const char *table,
 	}
 }
 
+/* --- timers: absolute deadlines, so that no stream of events defers them --- */
+
+/*
+ * A periodic rescan is due while some directory has no watch (the inotify
+ * limit) and, without nf_tables events, to catch changes made by others.
+ * The deadline is set once and kept until it passes.
+ */
+static void arm_rescan(struct daemon *d)
+{
+	bool want = d->tree.degraded || monitor_fd(&d->mon) < 0;
+
+	if (!want)
+		d->rescan_at = 0;
+	else if (!d->rescan_at)
+		d->rescan_at = now() + d->rescan_interval;
+}
+
+static int poll_timeout(struct daemon *d)
+{
+	double wake = -1, tn = now();
+	size_t i;
+
+	arm_rescan(d);
+	for (i = 0; i < d->cfg.n; i++) {
+		struct target *t = &d->cfg.t[i];
+
+		if ((t->failed || t->full || t->dirty.used) &&
+		    (wake < 0 || t->retry_at < wake))
+			wake = t->retry_at;
+	}
+	if (d->rescan_at && (wake < 0 || d->rescan_at < wake))
+		wake = d->rescan_at;
+	if (wake < 0)
+		return -1;
+	return wake <= tn ? 0 : (int)((wake - tn) * 1000) + 1;
+}
+
+/* After an event overflow, or when the periodic rescan is due. */
+static void maybe_rescan(struct daemon *d)
+{
+	size_t i;
+
+	if (!d->tree.overflow && !(d->rescan_at && now() >= d->rescan_at))
+		return;
+	if (d->tree.overflow)
+		warn("inotify queue overflow: rescanning the cgroup tree and re-reading the sets");
+	else
+		dbg("periodic rescan: %s", d->tree.degraded ?
+		    "directories without a watch" : "no nf_tables events");
+	d->rescan_at = 0;
+	cgtree_rescan(&d->tree);
+	for (i = 0; i < d->cfg.n; i++) {
+		d->cfg.t[i].full = true;
+		d->cfg.t[i].checked = false;
+	}
+	sync_all(d, true);
+	arm_rescan(d);
+}
+
 /* --- main --- */
 
 static int cmp_u64(const void *a, const void *b)
@@ -473,6 +535,24 @@ static int list_set(const char *spec)
 	return 0;
 }
 
+/* A number of seconds for option @opt: finite, from 10 ms to a day. */
+static int parse_seconds(const char *opt, const char *arg, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || *end || errno || !isfinite(v) || v < 0.01 ||
+	    v > 86400) {
+		err("%s: \"%s\" is not a number of seconds from 0.01 to 86400",
+		    opt, arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -485,6 +565,9 @@ static void usage(FILE *f)
 "                          (default: the cgroup2 mount in /proc/self/mountinfo)\n"
 "  -1, --once              sync once and exit (non-zero if a binding failed)\n"
 "  -R, --retry-interval S  retry failing bindings every S seconds (default 5)\n"
+"  -I, --rescan-interval S while directories lack a watch (or nf_tables events\n"
+"                          are unavailable), rescan and reconcile every S\n"
+"                          seconds (default 30)\n"
 "  -l, --list F:T:S        print the ids in set F:T:S, one a line, and exit\n"
 "  -v, --verbose           log every change\n"
 "  -h, --help              show this help\n"
@@ -505,13 +588,14 @@ int main(int argc, char **argv)
 		{ "cgroup-root",    required_argument, NULL, 'r' },
 		{ "once",           no_argument,       NULL, '1' },
 		{ "retry-interval", required_argument, NULL, 'R' },
+		{ "rescan-interval", required_argument, NULL, 'I' },
 		{ "list",           required_argument, NULL, 'l' },
 		{ "verbose",        no_argument,       NULL, 'v' },
 		{ "help",           no_argument,       NULL, 'h' },
 		{ "version",        no_argument,       NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct daemon d = { .retry_interval = 5 };
+	struct daemon d = { .retry_interval = 5, .rescan_interval = 30 };
 	char root[PATH_MAX];
 	const char *root_opt = NULL;
 	struct signalfd_siginfo si;
@@ -519,9 +603,8 @@ int main(int argc, char **argv)
 	double t0, t1;
 	int sfd, ret, c, status = 0;
 	bool quit = false;
-	char *end;
 
-	while ((c = getopt_long(argc, argv, "c:r:1R:l:vhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:r:1R:I:l:vhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			d.config_file = optarg;
@@ -533,12 +616,14 @@ int main(int argc, char **argv)
 			d.once = true;
 			break;
 		case 'R':
-			d.retry_interval = strtod(optarg, &end);
-			if (*end || !(d.retry_interval > 0)) {
-				err("--retry-interval: \"%s\" is not a positive number of seconds",
-				    optarg);
+			if (parse_seconds("--retry-interval", optarg,
+					  &d.retry_interval))
 				return 2;
-			}
+			break;
+		case 'I':
+			if (parse_seconds("--rescan-interval", optarg,
+					  &d.rescan_interval))
+				return 2;
 			break;
 		case 'l':
 			return list_set(optarg);
@@ -597,8 +682,8 @@ int main(int argc, char **argv)
 	if (!d.once) {
 		ret = monitor_open(&d.mon, nfs_portid(&d.nfs));
 		if (ret) {
-			warn("cannot listen to nf_tables events (%s): sets changed by others are only fixed at the next change",
-			     strerror(-ret));
+			warn("cannot listen to nf_tables events (%s): sets changed by others are re-read every %g s",
+			     strerror(-ret), d.rescan_interval);
 			monitor_close(&d.mon);
 		}
 	}
@@ -631,22 +716,9 @@ int main(int argc, char **argv)
 			{ .fd = sfd, .events = POLLIN },
 			{ .fd = monitor_fd(&d.mon), .events = POLLIN },
 		};
-		double wake = -1, tn = now();
-		int timeout = -1;
 		size_t i;
 
-		for (i = 0; i < d.cfg.n; i++) {
-			struct target *t = &d.cfg.t[i];
-
-			if ((t->failed || t->full || t->dirty.used) &&
-			    (wake < 0 || t->retry_at < wake))
-				wake = t->retry_at;
-		}
-		if (d.tree.degraded && (wake < 0 || tn + 30 < wake))
-			wake = tn + 30;
-		if (wake >= 0)
-			timeout = wake <= tn ? 0 : (int)((wake - tn) * 1000) + 1;
-		if (poll(pfd, 3, timeout) < 0 && errno != EINTR) {
+		if (poll(pfd, 3, poll_timeout(&d)) < 0 && errno != EINTR) {
 			err("poll: %s", strerror(errno));
 			status = 1;
 			break;
@@ -671,18 +743,7 @@ int main(int argc, char **argv)
 		}
 		if (pfd[2].revents & POLLIN)
 			monitor_process(&d.mon, on_nft_change, &d);
-		if (d.tree.overflow || (d.tree.degraded && timeout >= 0 &&
-					now() >= tn + 30)) {
-			warn("%s: rescanning the cgroup tree and re-reading the sets",
-			     d.tree.overflow ? "inotify queue overflow" :
-			     "directories without a watch");
-			cgtree_rescan(&d.tree);
-			for (i = 0; i < d.cfg.n; i++) {
-				d.cfg.t[i].full = true;
-				d.cfg.t[i].checked = false;
-			}
-			sync_all(&d, true);
-		}
+		maybe_rescan(&d);
 		/* All pending changes, one transaction per set. */
 		sync_all(&d, false);
 		for (i = 0; i < d.cfg.n; i++) {

@@ -646,10 +646,12 @@ void cgtree_rescan(struct cgtree *t)
 {
 	t->overflow = false;
 	t->degraded = false;
-	t->warned_nospc = false;
 	if (scan(t, t->root, true) == -ENOENT)
 		while (t->root->child)
 			node_remove(t, t->root->child);
+	/* the watch limit is reported again only once it was lifted */
+	if (!t->degraded)
+		t->warned_nospc = false;
 }
 
 void cgtree_foreach(struct cgtree *t,

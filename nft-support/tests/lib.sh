@@ -51,13 +51,37 @@ setup() {
 
 # new_ns NAME: a network namespace with lo up; sets NS.
 new_ns() {
+	USERNS_PID=
 	NS=nftcg-$$-$1
 	ip netns add "$NS" || return 1
 	NSES+=("$NS")
 	ip -n "$NS" link set lo up
 }
 
-nsx() { ip netns exec "$NS" "$@"; }
+# nsx CMD...: run CMD in the test's network namespace.
+nsx() {
+	if [ -n "$USERNS_PID" ]; then
+		nsenter -t "$USERNS_PID" -U -n --preserve-credentials "$@"
+	else
+		ip netns exec "$NS" "$@"
+	fi
+}
+
+# start_userns_daemon LOGNAME SETUP ARGS...: nft-cgroupd in a user and a
+# network namespace of its own (unshare -Ur --net: no SO_*BUFFORCE there,
+# and its own inotify limits), after the shell commands SETUP ran in them;
+# sets DPID and DLOG, and nsx enters them until the next new_ns.
+start_userns_daemon() {
+	DLOG=$TMPD/$1.log
+	local setup=$2
+	shift 2
+	unshare -Ur --net bash -c "ip link set lo up && $setup && exec \"\$0\" \"\$@\"" \
+		"$D" -v --retry-interval 0.2 --cgroup-root "$ROOT" "$@" > "$DLOG" 2>&1 &
+	DPID=$!
+	PIDS+=("$DPID")
+	USERNS_PID=$DPID
+	wait_until 5 grep -qs "initial sync" "$DLOG"
+}
 
 # A table "t" with set "s" (cgroupsv2) and a counting rule at level $1.
 std_table() {

@@ -196,6 +196,31 @@ t_overflow() {
 	stop_daemon
 }
 
+t_degraded() {
+	new_ns dg
+	mkdir -p "$ROOT/dg/b"
+	# one inotify watch (a user namespace has its own limit): the root's;
+	# dg/b has none, so only a periodic rescan finds what is made in it
+	start_userns_daemon dg 'echo 1 > /proc/sys/user/max_inotify_watches &&
+		nft add table inet t && nft add set inet t s "{ type cgroupsv2; }"' \
+		--rescan-interval 1 --cgroup-root "$ROOT/dg" 'inet:t:s=b/*' ||
+		{ fail "degraded: daemon started" "$(cat "$DLOG")"; return; }
+	assert_log "degraded: the watch limit is reported" "inotify watch limit reached"
+	# a mkdir or rmdir in the root every 0.2 s: more often than the interval
+	( while :; do mkdir "$ROOT/dg/c"; sleep 0.1; rmdir "$ROOT/dg/c"; sleep 0.1; done ) &
+	local churn=$!
+	PIDS+=("$churn")
+	mkdir "$ROOT/dg/b/x"
+	assert_set "degraded: the rescan comes despite a busy tree" inet:t:s "$ROOT/dg/b/x"
+	kill "$churn"
+	wait "$churn" 2>/dev/null
+	rmdir "$ROOT/dg/c" 2>/dev/null
+	[ "$(grep -c "inotify watch limit reached" "$DLOG")" = 1 ] &&
+		pass "degraded: the limit is reported once" ||
+		fail "degraded: the limit is reported once" "$(grep -c "limit reached" "$DLOG") times"
+	stop_daemon
+}
+
 t_sighup() {
 	new_ns hup; std_table $((LVL + 2))
 	mkdir -p "$ROOT/hup/a1" "$ROOT/hup/a2" "$ROOT/hup/b1"
@@ -351,12 +376,22 @@ t_config_errors() {
 	grep -q "$conf:3: unknown family \"foo\"" <<<"$out" && grep -q "$conf:4: pattern \"a//b\" has an empty component" <<<"$out" &&
 		grep -q "$conf:5: \"inet:t\" is not FAMILY:TABLE:SET=PATTERN" <<<"$out" &&
 		pass "config: every error names file:line" || fail "config: every error names file:line" "$out"
+	local v
+	for v in inf 1e-9 nan 5x; do
+		out=$("$D" --once --retry-interval "$v" --cgroup-root /nonexistent 'inet:t:s=x' 2>&1)
+		rc=$?
+		[ $rc = 2 ] && grep -q -- "--retry-interval: \"$v\" is not a number of seconds from 0.01 to 86400" <<<"$out" &&
+			pass "config: --retry-interval $v refused" || fail "config: --retry-interval $v refused" "rc=$rc $out"
+	done
+	out=$("$D" --once --rescan-interval 1e6 'inet:t:s=x' 2>&1)
+	[ $? = 2 ] && grep -q -- "--rescan-interval: \"1e6\" is not" <<<"$out" &&
+		pass "config: --rescan-interval 1e6 refused" || fail "config: --rescan-interval 1e6 refused" "$out"
 	out=$("$D" --once --cgroup-root /nonexistent 'inet:t:s=x' 2>&1)
 	rc=$?
 	[ $rc = 1 ] && grep -q "/nonexistent: No such file or directory" <<<"$out" &&
 		pass "config: missing cgroup root reported" || fail "config: missing cgroup root reported" "rc=$rc $out"
 }
 
-TESTS=${*:-once late deep abyss burst thousand overflow sighup missing wrongtype restart external levels systemd config_errors}
+TESTS=${*:-once late deep abyss burst thousand overflow degraded sighup missing wrongtype restart external levels systemd config_errors}
 for t in $TESTS; do "t_$t"; done
 summary
