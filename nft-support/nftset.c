@@ -28,6 +28,13 @@
 #ifndef NLM_F_ACK_TLVS
 #define NLM_F_ACK_TLVS	0x200
 #endif
+/*
+ * Enumerators (so always spelt out here): NFT_SOCKET_CGROUPV2 is missing
+ * from Linux headers before 5.13, NFTNL_EXPR_SOCKET_LEVEL from libnftnl
+ * before 1.2.0 (Debian 11), which then never sets the attribute.
+ */
+#define NFT_SOCKET_CGROUPV2_KEY		3
+#define NFTNL_EXPR_SOCKET_LEVEL_ATTR	(NFTNL_EXPR_BASE + 2)
 
 #define RBUF_SIZE	(256 * 1024)
 #define IDS_PER_MSG	1024	/* 20 bytes each: well below the 64 KiB of a nested attribute */
@@ -660,10 +667,12 @@ static int rule_cb(const struct nlmsghdr *nlh, void *data)
 		uint32_t reg;
 
 		if (!strcmp(name, "socket") &&
-		    nftnl_expr_get_u32(e, NFTNL_EXPR_SOCKET_KEY) == NFT_SOCKET_CGROUPV2) {
+		    nftnl_expr_get_u32(e, NFTNL_EXPR_SOCKET_KEY) == NFT_SOCKET_CGROUPV2_KEY) {
+			/* no level from an old libnftnl: no check then */
 			reg = nftnl_expr_get_u32(e, NFTNL_EXPR_SOCKET_DREG);
-			if (reg < 32)
-				reg_level[reg] = nftnl_expr_get_u32(e, NFTNL_EXPR_SOCKET_LEVEL);
+			if (reg < 32 &&
+			    nftnl_expr_is_set(e, NFTNL_EXPR_SOCKET_LEVEL_ATTR))
+				reg_level[reg] = nftnl_expr_get_u32(e, NFTNL_EXPR_SOCKET_LEVEL_ATTR);
 		} else if (!strcmp(name, "lookup")) {
 			const char *set = nftnl_expr_get_str(e, NFTNL_EXPR_LOOKUP_SET);
 
