@@ -24,6 +24,7 @@
 #include "log.h"
 #include "monitor.h"
 #include "nftset.h"
+#include "rootwatch.h"
 #include "scan.h"
 
 #define NFTCG_VERSION	"0.1"
@@ -33,6 +34,7 @@ struct daemon {
 	struct cgtree tree;
 	struct nfs nfs;
 	struct monitor mon;
+	struct rootwatch rw;	/* is the root's mount still there */
 	const char *config_file;
 	char **args;		/* bindings from the command line */
 	int nargs;
@@ -486,6 +488,26 @@ static void maybe_rescan(struct daemon *d)
 	arm_rescan(d);
 }
 
+/*
+ * The cgroup root removed, or its mount gone from our mount table: exit
+ * non-zero and leave the sets alone, so that a restart (systemd's
+ * Restart=) starts over from the cgroup tree as mounted then.
+ */
+static bool root_lost(struct daemon *d, short revents)
+{
+	if (d->tree.lost) {
+		err("cgroup root %s is gone (removed, or its file system unmounted); exiting, the sets keep their content",
+		    d->tree.root_path);
+		return true;
+	}
+	if ((revents & (POLLPRI | POLLERR)) && !rootwatch_attached(&d->rw)) {
+		err("cgroup root %s was unmounted; exiting, the sets keep their content",
+		    d->tree.root_path);
+		return true;
+	}
+	return false;
+}
+
 /* --- main --- */
 
 static int cmp_u64(const void *a, const void *b)
@@ -595,7 +617,8 @@ int main(int argc, char **argv)
 		{ "version",        no_argument,       NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct daemon d = { .retry_interval = 5, .rescan_interval = 30 };
+	struct daemon d = { .retry_interval = 5, .rescan_interval = 30,
+			    .rw = { .fd = -1 } };
 	char root[PATH_MAX];
 	const char *root_opt = NULL;
 	struct signalfd_siginfo si;
@@ -701,6 +724,9 @@ int main(int argc, char **argv)
 		err("%s: %s", root, strerror(-ret));
 		return 1;
 	}
+	if (!d.once && rootwatch_open(&d.rw, d.tree.rootfd))
+		warn("%s: cannot follow the mount table; an unmount of the cgroup root goes unnoticed",
+		     root);
 	t1 = now();
 	/* A failing binding is retried; only --once turns it into the status. */
 	sync_all(&d, true);
@@ -711,14 +737,15 @@ int main(int argc, char **argv)
 	sd_notify("READY=1");
 
 	while (!quit) {
-		struct pollfd pfd[3] = {
+		struct pollfd pfd[4] = {
 			{ .fd = d.tree.ifd, .events = POLLIN },
 			{ .fd = sfd, .events = POLLIN },
 			{ .fd = monitor_fd(&d.mon), .events = POLLIN },
+			{ .fd = rootwatch_fd(&d.rw), .events = POLLPRI },
 		};
 		size_t i;
 
-		if (poll(pfd, 3, poll_timeout(&d)) < 0 && errno != EINTR) {
+		if (poll(pfd, 4, poll_timeout(&d)) < 0 && errno != EINTR) {
 			err("poll: %s", strerror(errno));
 			status = 1;
 			break;
@@ -744,6 +771,10 @@ int main(int argc, char **argv)
 		if (pfd[2].revents & POLLIN)
 			monitor_process(&d.mon, on_nft_change, &d);
 		maybe_rescan(&d);
+		if (root_lost(&d, pfd[3].revents)) {
+			status = 1;
+			break;
+		}
 		/* All pending changes, one transaction per set. */
 		sync_all(&d, false);
 		for (i = 0; i < d.cfg.n; i++) {
@@ -762,6 +793,7 @@ out:
 				status = 1;
 	}
 	cgtree_close(&d.tree);
+	rootwatch_close(&d.rw);
 	monitor_close(&d.mon);
 	nfs_close(&d.nfs);
 	config_free(&d.cfg);

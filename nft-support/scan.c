@@ -403,6 +403,7 @@ static int sync_dir(struct cgtree *t, struct cgnode *n)
 	}
 	n->fresh = false;
 	gen = ++t->gen;
+	errno = 0;
 	while ((de = readdir(d))) {
 		size_t len = strlen(de->d_name);
 		uint64_t id = de->d_ino;
@@ -434,6 +435,12 @@ static int sync_dir(struct cgtree *t, struct cgnode *n)
 			}
 		}
 		c->gen = gen;
+		errno = 0;
+	}
+	if (errno == ENOENT) {
+		/* a removed directory held open (the root) reads as ENOENT */
+		closedir(d);
+		return -ENOENT;
 	}
 	closedir(d);
 	for (c = n->child; c; c = next) {
@@ -543,6 +550,53 @@ static void sync_child(struct cgtree *t, struct cgnode *p, const char *name)
 		node_remove(t, c);
 }
 
+/* Does the root, held open, still exist?  A removed directory reads ENOENT. */
+static bool root_dead(struct cgtree *t)
+{
+	char buf[512];
+	int fd = openat(t->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool dead;
+
+	if (fd < 0)
+		return errno == ENOENT;
+	dead = getdents64(fd, buf, sizeof(buf)) < 0 && errno == ENOENT;
+	close(fd);
+	return dead;
+}
+
+/*
+ * Our fd keeps the root's inode, so the root's own watch does not report
+ * its removal while we hold it: its parent's does (a root that is a
+ * cgroup below the mount's root).
+ */
+static void watch_parent(struct cgtree *t)
+{
+	struct stat st, pst;
+	char proc[40];
+	int fd;
+
+	t->parent_wd = -1;
+	fd = openat(t->rootfd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* ".." of a mount's root is in another file system, or itself */
+	if (!fstat(fd, &pst) && !fstat(t->rootfd, &st) &&
+	    pst.st_dev == st.st_dev && pst.st_ino != st.st_ino) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		t->parent_wd = inotify_add_watch(t->ifd, proc,
+						 IN_DELETE | IN_ONLYDIR);
+	}
+	close(fd);
+}
+
+static void parent_event(struct cgtree *t, const struct inotify_event *ev)
+{
+	if (ev->mask & IN_IGNORED)
+		t->parent_wd = -1;
+	else if ((ev->mask & IN_DELETE) && root_dead(t))
+		t->lost = true;
+}
+
 int cgtree_open(struct cgtree *t, const char *root,
 		const struct cgtree_ops *ops, void *ctx)
 {
@@ -552,6 +606,7 @@ int cgtree_open(struct cgtree *t, const char *root,
 	memset(t, 0, sizeof(*t));
 	t->ifd = -1;
 	t->rootfd = -1;
+	t->parent_wd = -1;
 	t->ops = ops;
 	t->ctx = ctx;
 	while (len > 1 && root[len - 1] == '/')
@@ -574,6 +629,7 @@ int cgtree_open(struct cgtree *t, const char *root,
 		return -ENOENT;
 	if (t->root->wd < 0)
 		return -EIO;
+	watch_parent(t);
 	return 0;
 }
 
@@ -623,21 +679,24 @@ int cgtree_process(struct cgtree *t)
 				t->overflow = true;
 				continue;
 			}
+			if (ev->wd == t->parent_wd) {
+				parent_event(t, ev);
+				continue;
+			}
 			n = wd_lookup(t, ev->wd);
 			if (!n)
 				continue;
 			if (ev->mask & IN_IGNORED) {
 				wd_unlink(t, n);
-				if (n == t->root) {
-					err("cgroup root %s is gone",
-					    t->root_path);
-					while (n->child)
-						node_remove(t, n->child);
-				}
+				/* removed, or its file system unmounted: the
+				 * sets stay as they are, main() exits */
+				if (n == t->root)
+					t->lost = true;
 				continue;
 			}
 			if (ev->len && (ev->mask & IN_ISDIR))
 				sync_child(t, n, ev->name);
+
 		}
 	}
 }
@@ -647,8 +706,7 @@ void cgtree_rescan(struct cgtree *t)
 	t->overflow = false;
 	t->degraded = false;
 	if (scan(t, t->root, true) == -ENOENT)
-		while (t->root->child)
-			node_remove(t, t->root->child);
+		t->lost = true;
 	/* the watch limit is reported again only once it was lifted */
 	if (!t->degraded)
 		t->warned_nospc = false;

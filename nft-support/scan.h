@@ -43,6 +43,7 @@ struct cgtree {
 	size_t root_len;
 	int rootfd;		/* O_PATH: every access is relative to it */
 	int ifd;
+	int parent_wd;		/* watch on the root's parent, or -1 */
 	char *pbuf;		/* the one path buffer, grown on the heap */
 	size_t pcap;
 	struct cgnode *root;
@@ -54,6 +55,7 @@ struct cgtree {
 	unsigned int gen;
 	bool overflow;		/* the event queue overflowed: rescan */
 	bool degraded;		/* some directory could not be watched */
+	bool lost;		/* the root directory is gone: nothing to follow */
 	bool warned_nospc;
 	bool warned_depth;	/* the depth limit was reported */
 	const struct cgtree_ops *ops;
@@ -66,10 +68,12 @@ int cgtree_open(struct cgtree *t, const char *root,
 void cgtree_close(struct cgtree *t);
 /*
  * Read and apply every queued event.  Returns 0, or -errno for a failure
- * of the inotify descriptor itself.  Sets t->overflow on IN_Q_OVERFLOW.
+ * of the inotify descriptor itself.  Sets t->overflow on IN_Q_OVERFLOW,
+ * t->lost when the root's watch goes (the root removed or unmounted).
  */
 int cgtree_process(struct cgtree *t);
-/* Read every directory again and reconcile (after an overflow). */
+/* Read every directory again and reconcile (after an overflow).  Sets
+ * t->lost instead of reporting every cgroup gone when the root is. */
 void cgtree_rescan(struct cgtree *t);
 /* Call @fn for every node, the root included. */
 void cgtree_foreach(struct cgtree *t,

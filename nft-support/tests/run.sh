@@ -221,6 +221,45 @@ t_degraded() {
 	stop_daemon
 }
 
+t_rootloss() {
+	new_ns rl; std_table $((LVL + 2))
+	mkdir -p "$ROOT/rl/a" "$ROOT/rl2/x" "$TMPD/bind" "$TMPD/moved"
+	# the daemon in a private mount namespace, its root a bind mount there
+	DLOG=$TMPD/rl.log
+	ip netns exec "$NS" unshare -m --propagation private sh -c \
+		'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh "$ROOT" "$TMPD/bind" \
+		"$D" -v --cgroup-root "$TMPD/bind" 'inet:t:s=rl/*' > "$DLOG" 2>&1 &
+	DPID=$!
+	PIDS+=("$DPID")
+	wait_until 5 grep -qs "initial sync" "$DLOG" || { fail "rootloss: daemon started" "$(cat "$DLOG")"; return; }
+	local mnt="nsenter -t $DPID -m"
+	$mnt mount -t tmpfs none "$TMPD/bind"
+	mkdir "$ROOT/rl/b"
+	assert_set "rootloss: a mount over the root path changes nothing" inet:t:s "$ROOT/rl/a" "$ROOT/rl/b"
+	$mnt umount "$TMPD/bind"
+	$mnt mount --move "$TMPD/bind" "$TMPD/moved"
+	mkdir "$ROOT/rl/c"
+	assert_set "rootloss: a moved mount changes nothing" inet:t:s "$ROOT/rl/a" "$ROOT/rl/b" "$ROOT/rl/c"
+	$mnt umount -l "$TMPD/moved"
+	local rc=
+	wait_until 5 eval '! kill -0 $DPID 2>/dev/null' && { wait "$DPID"; rc=$?; }
+	[ "$rc" = 1 ] && grep -q "cgroup root $TMPD/bind was unmounted; exiting" "$DLOG" &&
+		pass "rootloss: unmount: exit 1 with a message" ||
+		fail "rootloss: unmount: exit 1 with a message" "rc=$rc $(tail -2 "$DLOG")"
+	set_is inet:t:s "$ROOT/rl/a" "$ROOT/rl/b" "$ROOT/rl/c" &&
+		pass "rootloss: unmount: the set keeps its content" ||
+		fail "rootloss: unmount: the set keeps its content" "$(set_ids inet:t:s | tr '\n' ' ')"
+	# the root directory itself removed
+	nsx nft add set inet t w '{ type cgroupsv2; }'
+	start_daemon rl2 --cgroup-root "$ROOT/rl2" 'inet:t:w=x' || { fail "rootloss: daemon started"; return; }
+	rmdir "$ROOT/rl2/x" "$ROOT/rl2"
+	rc=
+	wait_until 5 eval '! kill -0 $DPID 2>/dev/null' && { wait "$DPID"; rc=$?; }
+	[ "$rc" = 1 ] && grep -q "cgroup root $ROOT/rl2 is gone" "$DLOG" &&
+		pass "rootloss: root removed: exit 1 with a message" ||
+		fail "rootloss: root removed: exit 1 with a message" "rc=$rc $(tail -2 "$DLOG")"
+}
+
 t_sighup() {
 	new_ns hup; std_table $((LVL + 2))
 	mkdir -p "$ROOT/hup/a1" "$ROOT/hup/a2" "$ROOT/hup/b1"
@@ -392,6 +431,6 @@ t_config_errors() {
 		pass "config: missing cgroup root reported" || fail "config: missing cgroup root reported" "rc=$rc $out"
 }
 
-TESTS=${*:-once late deep abyss burst thousand overflow degraded sighup missing wrongtype restart external levels systemd config_errors}
+TESTS=${*:-once late deep abyss burst thousand overflow degraded rootloss sighup missing wrongtype restart external levels systemd config_errors}
 for t in $TESTS; do "t_$t"; done
 summary
