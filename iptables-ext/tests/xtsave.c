@@ -64,7 +64,10 @@ static void emit(char **argv, int *argc, char *param, size_t *len)
 	if (*argc >= MAX_ARGS - 1)
 		xtsave_exit(PARAMETER_PROBLEM, "too many arguments");
 	param[*len] = '\0';
-	argv[(*argc)++] = xtables_strdup(param);
+	/* xtables_strdup() is missing before iptables 1.8.8 */
+	argv[*argc] = strdup(param);
+	if (!argv[(*argc)++])
+		xtsave_exit(RESOURCE_PROBLEM, "out of memory");
 	*len = 0;
 }
 
