@@ -21,6 +21,32 @@
 #define __unused __attribute__((unused))
 #endif
 
+/*
+ * libxtables as of iptables 1.8.7 to 1.8.13; the Makefile probes xtables.h
+ * (1.8.7 and 1.8.9 both are libxtables.so.12: no version number tells):
+ * - xt_xlate_add_nospc() exists from 1.8.9, when xt_xlate_add() began to
+ *   put a space before its text; before, xt_xlate_add() added text as is
+ *   (and iptables-translate a space after each match).
+ * - 1.8.7 and 1.8.8 iptables-translate print the nft command unquoted and
+ *   set escape_quotes: every '"' of ours must then be written '\"'.
+ */
+#ifdef HAVE_XT_XLATE_ADD_NOSPC
+#define cg2_xlate_add_nospc xt_xlate_add_nospc
+#else
+#define cg2_xlate_add_nospc xt_xlate_add
+#endif
+
+/* The double quote of nft strings, as this translation must print it. */
+static const char *cg2_xlate_quote(const struct xt_xlate_mt_params *params)
+{
+#ifdef HAVE_XT_XLATE_ESCAPE_QUOTES
+	if (params->escape_quotes)
+		return "\\\"";
+#endif
+	(void)params;
+	return "\"";
+}
+
 /* Longest nft comment is 128 bytes; ours stays well below. */
 #define CG2_XLATE_COMMENT \
 	"cgroup2: path resolved once at load: no late binding, lost on restart"
@@ -381,19 +407,19 @@ static const char *cg2_xlate_obstacle(const struct xt_cgroup2_info *info,
 }
 
 /*
- * Add "@s" in pieces: libxtables 1.8.9 formats each addition in a 1024-byte
- * buffer and corrupts the rule when one is longer.
+ * Add @s between the quotes @q in pieces: libxtables 1.8.9 formats each
+ * addition in a 1024-byte buffer and corrupts the rule when one is longer.
  */
-static void cg2_xlate_string(struct xt_xlate *xl, const char *s)
+static void cg2_xlate_string(struct xt_xlate *xl, const char *s, const char *q)
 {
 	size_t len = strlen(s), n;
 
-	xt_xlate_add_nospc(xl, "\"");
+	cg2_xlate_add_nospc(xl, "%s", q);
 	for (; len > 0; s += n, len -= n) {
 		n = len < 512 ? len : 512;
-		xt_xlate_add_nospc(xl, "%.*s", (int)n, s);
+		cg2_xlate_add_nospc(xl, "%.*s", (int)n, s);
 	}
-	xt_xlate_add_nospc(xl, "\"");
+	cg2_xlate_add_nospc(xl, "%s", q);
 }
 
 static int cgroup2_xlate(struct xt_xlate *xl,
@@ -401,7 +427,8 @@ static int cgroup2_xlate(struct xt_xlate *xl,
 {
 	const struct xt_cgroup2_info *info = (const void *)params->match->data;
 	char path[XT_CGROUP2_PATTERNS_SIZE], comment[256];
-	const char *why, *pat, *old;
+	const char *q = cg2_xlate_quote(params), *why, *pat, *old;
+	size_t qlen = strlen(q), olen;
 	int depth;
 
 	/*
@@ -421,31 +448,35 @@ static int cgroup2_xlate(struct xt_xlate *xl,
 
 	xt_xlate_add(xl, "socket cgroupv2 level %d ", depth);
 	if (info->count > 1)
-		xt_xlate_add_nospc(xl, "{ ");
+		cg2_xlate_add_nospc(xl, "{ ");
 	for_each_pattern(pat, info) {
 		if (pat != info->patterns)
-			xt_xlate_add_nospc(xl, ", ");
+			cg2_xlate_add_nospc(xl, ", ");
 		if (depth == 0)
 			snprintf(path, sizeof(path), "/");
 		else
 			cg2_literal_path(pat, path, sizeof(path));
-		cg2_xlate_string(xl, path);
+		cg2_xlate_string(xl, path, q);
 	}
 	if (info->count > 1)
-		xt_xlate_add_nospc(xl, " }");
+		cg2_xlate_add_nospc(xl, " }");
 
 	/*
 	 * nft allows one comment a rule, so merge ours into the one -m comment
 	 * gave, if it came first and there is room; a later one replaces it.
-	 * libxt_comment stores its comment already in double quotes.
+	 * libxt_comment stores its comment already quoted, with @q.
 	 */
 	old = xt_xlate_get_comment(xl);
+	olen = old ? strlen(old) : 0;
 	if (!old) {
-		xt_xlate_add_comment(xl, "\"" CG2_XLATE_COMMENT "\"");
-	} else if (old[0] == '"' && strlen(old) >= 2 &&
-		   strlen(old) - 2 + 2 + strlen(CG2_XLATE_COMMENT) <= 128) {
-		snprintf(comment, sizeof(comment), "%.*s; %s\"",
-			 (int)strlen(old) - 1, old, CG2_XLATE_COMMENT);
+		snprintf(comment, sizeof(comment), "%s%s%s",
+			 q, CG2_XLATE_COMMENT, q);
+		xt_xlate_add_comment(xl, comment);
+	} else if (olen >= 2 * qlen && strncmp(old, q, qlen) == 0 &&
+		   strcmp(old + olen - qlen, q) == 0 &&
+		   olen - 2 * qlen + 2 + strlen(CG2_XLATE_COMMENT) <= 128) {
+		snprintf(comment, sizeof(comment), "%.*s; %s%s",
+			 (int)(olen - qlen), old, CG2_XLATE_COMMENT, q);
 		xt_xlate_add_comment(xl, comment);
 	}
 	cg2_check_all(info);

@@ -33,6 +33,19 @@
 #
 # "warnings" (run by default): the exit-time warning about literal patterns
 #   that name no cgroup, against a cgroup2 mount of our own.
+#
+# Older iptables (tests/suites.sh runs these tests with 1.8.7 to 1.8.13):
+#   - 1.8.7 loads no extension whose match the kernel lacks ("Couldn't load
+#     match"), where 1.8.8 and later warn and load it: then every iptables
+#     runs with LD_PRELOAD=$BUILD/xtkernrev.so, which tells it the kernel
+#     has revision 0 of cgroup2, as with xt_cgroup2.ko loaded.
+#   - 1.8.7's iptables-restore -v prints no rules: the comparison of the
+#     restored rule's -L form with xtsave's is then skipped (one SKIP line).
+#   - 1.8.7 iptables-translate prints the nft command unquoted, each '"'
+#     as '\"': such output must have no bare '"', and is compared with the
+#     .txlate line in the quoted form of 1.8.9 (nft '...', bare quotes).
+#   - nft 0.9.8 (with 1.8.7 in Debian 11) knows no "socket cgroupv2": the
+#     nft -c checks of translations are then skipped (one SKIP line).
 
 set -u
 export LC_ALL=C
@@ -54,7 +67,9 @@ trap cleanup EXIT
 
 pass=0
 failed=0
+skipped=0
 why=()
+restore_prints=1
 
 for f in "$BUILD/libxt_cgroup2.so" "$XTSAVE"; do
 	[ -e "$f" ] || { echo "run-t.sh: $f missing: run make first" >&2; exit 2; }
@@ -62,7 +77,7 @@ done
 for t in unshare pkg-config nft iptables-legacy-restore iptables-nft-restore \
 	 ip6tables-legacy-restore ip6tables-nft-restore iptables-translate; do
 	command -v $t >/dev/null ||
-		{ echo "run-t.sh: $t not found (iptables 1.8.9, nftables)" >&2; exit 2; }
+		{ echo "run-t.sh: $t not found (iptables 1.8.7 or later, nftables)" >&2; exit 2; }
 done
 if ! unshare -n true 2>/dev/null; then
 	echo "run-t.sh: cannot unshare a network namespace (need root)" >&2
@@ -213,7 +228,7 @@ run_t() {
 
 			restore $lbin "$chain" "$rule"
 			[ $rc -eq 0 ] || why+=("$lbin refused: ${err:0:300}")
-			[[ $out == *"$print" ]] ||
+			((!restore_prints)) || [[ $out == *"$print" ]] ||
 				why+=("$lbin printed \"$out\"" "      xtsave printed \"$print\"")
 			restore $nbin "$chain" "$rule"
 			[ $rc -eq 0 ] || why+=("$nbin refused: ${err:0:300}")
@@ -222,7 +237,7 @@ run_t() {
 			restore $lbin "$chain" "$save"
 			print2=$out
 			[ $rc -eq 0 ] || why+=("$lbin refused the save form: ${err:0:300}")
-			[[ $print2 == *"$print" ]] ||
+			((!restore_prints)) || [[ $print2 == *"$print" ]] ||
 				why+=("restored save form prints \"$print2\"")
 			restore $nbin "$chain" "$save"
 			[ $rc -eq 0 ] || why+=("$nbin refused the save form: ${err:0:300}")
@@ -256,9 +271,28 @@ nft_check() {
 	' nft_check "$rule" "$paths" >"$TMP/nft" 2>&1
 }
 
-run_txlate() {
-	local file=$1 n=0 cmd exp line got
+# 1.8.7 style "nft add rule ... \"x\"" as "nft 'add rule ... "x"'"; any
+# bare '"' there is kept, so that the comparison fails.
+unescape_xlate() {
+	local s=$1
 
+	case $s in
+	"nft '"* | "nft #"* | "nft "*[!\\]\"* | "nft \""*) ;;
+	"nft "*) s=${s#nft }; s="nft '${s//\\\"/\"}'" ;;
+	esac
+	printf '%s' "$s"
+}
+
+run_txlate() {
+	local file=$1 n=0 cmd exp line got nft_cg2=1
+
+	# nft 0.9.8 (Debian 11) cannot parse our translations
+	if ! nft_check "nft 'add rule ip filter OUTPUT socket cgroupv2 level 0 \"/\" counter accept'" &&
+	   grep -q 'syntax error' "$TMP/nft"; then
+		nft_cg2=0
+		echo "SKIP $(basename "$file"): nft -c of the translations: $(nft --version) has no \"socket cgroupv2\""
+		skipped=$((skipped + 1))
+	fi
 	exec 3<"$file"
 	while IFS= read -r cmd <&3 || [ -n "$cmd" ]; do
 		n=$((n + 1))
@@ -268,6 +302,7 @@ run_txlate() {
 		n=$((n + 1))
 		exp=$(expand "$exp")
 		got=$(eval "$(expand "$cmd")" 2>"$TMP/err" | sed 's/[[:space:]]*$//')
+		got=$(unescape_xlate "$got")
 		[ "$got" = "$exp" ] ||
 			why+=("got      $got" "expected $exp" "stderr   $(head -c 300 "$TMP/err")")
 		case $exp in
@@ -276,7 +311,7 @@ run_txlate() {
 				why+=("no reason on stderr")
 			;;
 		"nft '"*)
-			nft_check "$exp" ||
+			((!nft_cg2)) || nft_check "$exp" ||
 				why+=("nft -c refused it: $(head -c 300 "$TMP/nft")")
 			;;
 		esac
@@ -343,6 +378,20 @@ run_warn() {
 	warn "no cgroup2 mounted: none" none "" "-m cgroup2 --path xtcg2-missing/x"
 }
 
+# iptables 1.8.7: see the header.
+restore iptables-legacy-restore OUTPUT "-m cgroup2 --path a"
+if [ $rc -ne 0 ] && [[ $err == *"Couldn't load match \`cgroup2'"* ]]; then
+	export LD_PRELOAD=$BUILD/xtkernrev.so
+	[ -e "$LD_PRELOAD" ] ||
+		{ echo "run-t.sh: $LD_PRELOAD missing: run make xtkernrev.so" >&2; exit 2; }
+	restore iptables-legacy-restore OUTPUT "-m cgroup2 --path a"
+fi
+if [ $rc -eq 0 ] && [ -z "$out" ]; then
+	restore_prints=0
+	echo "SKIP .t: restored rules' -L form against xtsave's: this iptables-restore -v prints no rules"
+	skipped=$((skipped + 1))
+fi
+
 files=("$@")
 [ ${#files[@]} -gt 0 ] || files=("$HERE/cgroup2.t" "$HERE/cgroup2.txlate" warnings)
 for f in "${files[@]}"; do
@@ -353,5 +402,7 @@ for f in "${files[@]}"; do
 	*) echo "run-t.sh: unknown test file $f" >&2; exit 2 ;;
 	esac
 done
-echo "$pass passed, $failed failed"
+summary="$pass passed, $failed failed"
+[ $skipped -eq 0 ] || summary+=", $skipped skipped"
+echo "$summary"
 [ $failed -eq 0 ]
