@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CGROUP2LOG: log a packet through the kernel's nf_log backends, as LOG
+ * (syslog) or NFLOG (nfnetlink_log) do, with the cgroup v2 path and id of
+ * its socket in the prefix: "PREFIX CGROUP=system.slice/web.service
+ * CGROUP_ID=4711 ".  The path is relative to the cgroup namespace root of
+ * whoever inserted the rule, like the cgroup2 match's patterns; packets
+ * without a process's socket, and sockets outside that namespace, log
+ * "CGROUP=-".  The path is put together only for the packet being logged,
+ * from the names of its cgroup's ancestors, in a bounded stack buffer.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#include <linux/module.h>
+#include <linux/skbuff.h>
+#include <linux/cgroup.h>
+#include <linux/nsproxy.h>
+#include <linux/string.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/x_tables.h>
+#include <linux/netfilter/nf_log.h>
+#include <net/sock.h>
+#include <net/netfilter/nf_log.h>
+#include <net/netfilter/nf_socket.h>
+#include <net/netfilter/ipv6/nf_defrag_ipv6.h>
+
+#include "xt_CGROUP2LOG.h"
+#include "xt_cgroup2_compat.h"
+#include "xt_cgroup2_log.h"
+
+/* @priv_flags: this rule holds IPv6 defragmentation */
+#define CG2LOG_DEFRAG	1
+
+#define CG2LOG_ELLIPSIS	"..."
+
+/*
+ * The path of @cgrp below @root, as the last bytes of @buf (@size bytes,
+ * NUL included); returns where it starts.  The namespace root itself is
+ * "/".  A path longer than @size - 1 bytes keeps its end: "..." then the
+ * rest from the first '/' that fits, or the end of the last name if even
+ * that one does not fit.  One name copy per level, nothing else.
+ */
+static const char *cg2log_path(struct cgroup *cgrp, int root_level,
+			       char *buf, size_t size)
+{
+	char *end = buf + size - 1, *p = end, *q;
+	const char *name;
+	size_t n;
+
+	*p = '\0';
+	if (cgrp->level == root_level) {
+		*--p = '/';
+		return p;
+	}
+	for (; cgrp->level > root_level; cgrp = cgroup_parent(cgrp)) {
+		if (p != end) {
+			if (p == buf)
+				goto cut;
+			*--p = '/';
+		}
+		name = cg2_cgroup_name(cgrp);
+		n = strlen(name);
+		if (n > (size_t)(p - buf)) {
+			memcpy(buf, name + n - (p - buf), p - buf);
+			goto cut;
+		}
+		p -= n;
+		memcpy(p, name, n);
+	}
+	return p;
+cut:
+	/* @buf is full: make room for the ellipsis, at a '/' if one is left */
+	q = strchr(buf + strlen(CG2LOG_ELLIPSIS), '/');
+	if (!q)
+		q = buf + strlen(CG2LOG_ELLIPSIS);
+	q -= strlen(CG2LOG_ELLIPSIS);
+	memcpy(q, CG2LOG_ELLIPSIS, strlen(CG2LOG_ELLIPSIS));
+	return q;
+}
+
+/*
+ * The socket a packet belongs to, as the cgroup2 match finds it: the one
+ * attached, or in INPUT the receiving one (early demux attaches none on
+ * loopback or to a SYN for a listener).  A lookup returns a reference, in
+ * @ref.
+ */
+static struct sock *cg2log_sock(const struct sk_buff *skb,
+				const struct xt_action_param *par,
+				struct sock **ref)
+{
+	struct sock *sk = skb->sk;
+
+	*ref = NULL;
+	if (sk || xt_hooknum(par) != NF_INET_LOCAL_IN)
+		return sk;
+	switch (xt_family(par)) {
+#if IS_ENABLED(CONFIG_NF_SOCKET_IPV4)
+	case NFPROTO_IPV4:
+		*ref = nf_sk_lookup_slow_v4(xt_net(par), skb, xt_in(par));
+		break;
+#endif
+#if IS_ENABLED(CONFIG_NF_SOCKET_IPV6)
+	case NFPROTO_IPV6:
+		*ref = nf_sk_lookup_slow_v6(xt_net(par), skb, xt_in(par));
+		break;
+#endif
+	}
+	return *ref;
+}
+
+/*
+ * Fill @buf (NF_LOG_PREFIXLEN bytes) with the user's prefix, the cgroup
+ * path and the id.  Only full sockets of this netns made by processes have
+ * a service's cgroup: request sockets count as their listener; TIME_WAIT
+ * and kernel sockets (RSTs, ICMP errors) as no socket.
+ */
+static void cg2log_prefix(char *buf, const struct xt_cgroup2log_info *info,
+			  struct sock *sk, const struct net *net)
+{
+	char path[NF_LOG_PREFIXLEN], id[24];
+	const char *prefix = info->prefix;
+	int root_level = info->root_level;
+	struct cgroup *cgrp;
+	size_t room;
+
+	sk = sk_to_full_sk(sk);
+	if (!sk || !sk_fullsock(sk) || sk->sk_kern_sock ||
+	    !net_eq(net, sock_net(sk)))
+		goto none;
+	cgrp = sock_cgroup_ptr(&sk->sk_cgrp_data);
+	if (cgrp->level < root_level ||
+	    cgroup_id(cgroup_ancestor(cgrp, root_level)) != info->root_id)
+		goto none;
+
+	snprintf(id, sizeof(id), "%llu", (unsigned long long)cgroup_id(cgrp));
+	/* prefix < 32 bytes and id < 21: at least 57 bytes for the path */
+	room = NF_LOG_PREFIXLEN - strlen(prefix) - strlen(id) -
+	       strlen("CGROUP= CGROUP_ID= ");
+	snprintf(buf, NF_LOG_PREFIXLEN, "%sCGROUP=%s CGROUP_ID=%s ", prefix,
+		 cg2log_path(cgrp, root_level, path + sizeof(path) - room,
+			     room),
+		 id);
+	return;
+none:
+	snprintf(buf, NF_LOG_PREFIXLEN, "%sCGROUP=- ", prefix);
+}
+
+static unsigned int
+cg2log_tg(struct sk_buff *skb, const struct xt_action_param *par)
+{
+	const struct xt_cgroup2log_info *info = par->targinfo;
+	char prefix[NF_LOG_PREFIXLEN];
+	struct nf_loginfo li = {};
+	struct sock *sk, *ref;
+
+	sk = cg2log_sock(skb, par, &ref);
+	cg2log_prefix(prefix, info, sk, xt_net(par));
+	if (ref)
+		sock_gen_put(ref);
+
+	if (info->flags & XT_CGROUP2LOG_F_NFLOG) {
+		li.type = NF_LOG_TYPE_ULOG;
+		li.u.ulog.group = info->group;
+		li.u.ulog.qthreshold = info->threshold;
+		li.u.ulog.copy_len = info->len;
+		if (info->flags & XT_CGROUP2LOG_F_COPY_LEN)
+			li.u.ulog.flags |= NF_LOG_F_COPY_LEN;
+	} else {
+		li.type = NF_LOG_TYPE_LOG;
+		li.u.log.level = info->level;
+		li.u.log.logflags = info->logflags;
+	}
+	nf_log_packet(xt_net(par), xt_family(par), xt_hooknum(par), skb,
+		      xt_in(par), xt_out(par), &li, "%s", prefix);
+	return XT_CONTINUE;
+}
+
+/* The blob comes from userspace: trust nothing in it. */
+static int cg2log_check_info(const struct xt_cgroup2log_info *info)
+{
+	if (info->flags & ~XT_CGROUP2LOG_FLAGS_MASK) {
+		pr_info_ratelimited("CGROUP2LOG: unknown flags 0x%x\n",
+				    info->flags & ~XT_CGROUP2LOG_FLAGS_MASK);
+		return -EINVAL;
+	}
+	if (!memchr(info->prefix, '\0', sizeof(info->prefix))) {
+		pr_info_ratelimited("CGROUP2LOG: prefix is not NUL-terminated within %zu bytes\n",
+				    sizeof(info->prefix));
+		return -EINVAL;
+	}
+	if (info->pad) {
+		pr_info_ratelimited("CGROUP2LOG: reserved field is not zero\n");
+		return -EINVAL;
+	}
+	if (info->flags & XT_CGROUP2LOG_F_NFLOG) {
+		if (info->level || info->logflags) {
+			pr_info_ratelimited("CGROUP2LOG: NFLOG mode with a log level or LOG flags\n");
+			return -EINVAL;
+		}
+		if (info->len && !(info->flags & XT_CGROUP2LOG_F_COPY_LEN)) {
+			pr_info_ratelimited("CGROUP2LOG: copy length %u without its flag\n",
+					    info->len);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (info->flags & XT_CGROUP2LOG_F_COPY_LEN ||
+	    info->group || info->threshold || info->len) {
+		pr_info_ratelimited("CGROUP2LOG: LOG mode with NFLOG options\n");
+		return -EINVAL;
+	}
+	if (info->level > 7) {
+		pr_info_ratelimited("CGROUP2LOG: log level %u is not within 0..7\n",
+				    info->level);
+		return -EINVAL;
+	}
+	if (info->logflags & ~XT_CGROUP2LOG_LOGFLAGS_MASK) {
+		pr_info_ratelimited("CGROUP2LOG: unknown LOG flags 0x%x\n",
+				    info->logflags & ~XT_CGROUP2LOG_LOGFLAGS_MASK);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static u8 cg2log_type(const struct xt_cgroup2log_info *info)
+{
+	return info->flags & XT_CGROUP2LOG_F_NFLOG ? NF_LOG_TYPE_ULOG :
+						     NF_LOG_TYPE_LOG;
+}
+
+static int cg2log_tg_check(const struct xt_tgchk_param *par)
+{
+	struct xt_cgroup2log_info *info = par->targinfo;
+	struct cgroup *root;
+	int ret;
+
+	if (par->family != NFPROTO_IPV4 && par->family != NFPROTO_IPV6) {
+		pr_info_ratelimited("CGROUP2LOG: only for IPv4 and IPv6\n");
+		return -EINVAL;
+	}
+	ret = cg2log_check_info(info);
+	if (ret)
+		return ret;
+	/*
+	 * The backend module, as LOG and NFLOG load theirs: nft_compat holds
+	 * the nfnetlink mutex here, the soft dependency below serves it.
+	 */
+	ret = nf_logger_find_get(par->family, cg2log_type(info));
+	if (ret && !par->nft_compat) {
+		request_module("%s", info->flags & XT_CGROUP2LOG_F_NFLOG ?
+				     "nfnetlink_log" : "nf_log_syslog");
+		ret = nf_logger_find_get(par->family, cg2log_type(info));
+	}
+	if (ret) {
+		pr_info_ratelimited("CGROUP2LOG: no %s logger for this family\n",
+				    info->flags & XT_CGROUP2LOG_F_NFLOG ?
+				    "nfnetlink_log" : "syslog");
+		return ret;
+	}
+	/*
+	 * The INPUT socket lookup needs IPv6 fragments reassembled, as the
+	 * match's does.  An nft rule in a non-base chain has no hook_mask yet.
+	 */
+	info->priv_flags = 0;
+	if (par->family == NFPROTO_IPV6 &&
+	    (!par->hook_mask || par->hook_mask & BIT(NF_INET_LOCAL_IN))) {
+		ret = nf_defrag_ipv6_enable(par->net);
+		if (ret) {
+			nf_logger_put(par->family, cg2log_type(info));
+			return ret;
+		}
+		info->priv_flags |= CG2LOG_DEFRAG;
+	}
+	/*
+	 * Paths are relative to the inserter's cgroup namespace, as the
+	 * match's patterns.  Keep the root's id, not a reference.
+	 */
+	root = current->nsproxy->cgroup_ns->root_cset->dfl_cgrp;
+	info->root_id = cgroup_id(root);
+	info->root_level = root->level;
+	return 0;
+}
+
+static void cg2log_tg_destroy(const struct xt_tgdtor_param *par)
+{
+	const struct xt_cgroup2log_info *info = par->targinfo;
+
+	if (info->priv_flags & CG2LOG_DEFRAG)
+		nf_defrag_ipv6_disable(par->net);
+	nf_logger_put(par->family, cg2log_type(info));
+}
+
+static struct xt_target cg2log_tg_reg __read_mostly = {
+	.name		= "CGROUP2LOG",
+	.revision	= 0,
+	.family		= NFPROTO_UNSPEC,
+	.checkentry	= cg2log_tg_check,
+	.target		= cg2log_tg,
+	.destroy	= cg2log_tg_destroy,
+	.targetsize	= sizeof(struct xt_cgroup2log_info),
+	.usersize	= offsetof(struct xt_cgroup2log_info, root_id),
+	.me		= THIS_MODULE,
+};
+
+int cg2log_tg_register(void)
+{
+	return xt_register_target(&cg2log_tg_reg);
+}
+
+void cg2log_tg_unregister(void)
+{
+	xt_unregister_target(&cg2log_tg_reg);
+}
+
+MODULE_SOFTDEP("pre: nf_log_syslog nfnetlink_log");
+MODULE_ALIAS("ipt_CGROUP2LOG");
+MODULE_ALIAS("ip6t_CGROUP2LOG");
