@@ -283,10 +283,28 @@ static int table_exists(struct nfs *n, int family, const char *table)
 	return request(&q, nlh->nlmsg_len);
 }
 
+/*
+ * Set flags the daemon cannot live with: it must be able to add and delete
+ * elements by key, and they must stay until it deletes them.  Per-element
+ * expressions (counters, NFT_SET_EXPR) are fine.
+ */
+static const struct {
+	uint32_t flags;
+	const char *why;
+} refused[] = {
+	{ NFT_SET_MAP | NFT_SET_OBJECT, "the set is a map" },
+	{ NFT_SET_ANONYMOUS, "the set is anonymous (it belongs to a rule)" },
+	{ NFT_SET_CONSTANT, "the set has flags constant: its elements cannot change" },
+	{ NFT_SET_INTERVAL, "the set has flags interval" },
+	{ NFT_SET_TIMEOUT, "the set has flags timeout: its elements would expire and the set empty itself" },
+	{ NFT_SET_EVAL, "the set has flags dynamic: rules change it from the packet path, and the daemon owns its content" },
+};
+
 int nfs_check_set(struct nfs *n, int family, const char *table,
 		  const char *set, char *err, size_t errlen)
 {
 	struct setinfo si = { 0 };
+	size_t i;
 	struct query q = { .n = n, .cb = set_cb, .data = &si };
 	struct nftnl_set *s = set_named(table, set);
 	struct nlmsghdr *nlh;
@@ -328,17 +346,12 @@ int nfs_check_set(struct nfs *n, int family, const char *table,
 		snprintf(err, errlen, "looking up the set: no answer");
 		return -EPROTO;
 	}
-	if (si.flags & (NFT_SET_MAP | NFT_SET_OBJECT)) {
-		snprintf(err, errlen, "the set is a map; it must be a plain set of `type cgroupsv2`");
-		return -EINVAL;
-	}
-	if (si.flags & NFT_SET_CONSTANT) {
-		snprintf(err, errlen, "the set is constant; it must not have flags constant");
-		return -EINVAL;
-	}
-	if (si.flags & NFT_SET_INTERVAL) {
-		snprintf(err, errlen, "the set has flags interval; it must be a plain set of `type cgroupsv2`");
-		return -EINVAL;
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		if (si.flags & refused[i].flags) {
+			snprintf(err, errlen, "%s; it must be a plain set of `type cgroupsv2`",
+				 refused[i].why);
+			return -EINVAL;
+		}
 	}
 	if (si.key_type != NFTCG_TYPE_CGROUPV2 || si.key_len != 8) {
 		snprintf(err, errlen,

@@ -306,6 +306,26 @@ t_wrongtype() {
 	assert_log "wrongtype: map refused" "binding inet:t:m=wt/\* (argument 2): the set is a map"
 	assert_set "wrongtype: other binding keeps working" inet:t:s "$ROOT/wt/x"
 	stop_daemon
+	# flags whose sets would not keep what the daemon puts in them
+	nsx nft -f - <<-EOT
+	table inet t {
+		set tm { type cgroupsv2; timeout 1s; }
+		set ft { type cgroupsv2; flags timeout; }
+		set dy { type cgroupsv2; flags dynamic; }
+		set iv { type cgroupsv2; flags interval; }
+		set cn { type cgroupsv2; counter; }
+	}
+	EOT
+	start_daemon wt2 'inet:t:tm=wt/*' 'inet:t:ft=wt/*' 'inet:t:dy=wt/*' 'inet:t:iv=wt/*' 'inet:t:cn=wt/*' ||
+		{ fail "wrongtype: daemon started"; return; }
+	assert_log "wrongtype: timeout refused" "binding inet:t:tm=wt/\* (argument 1): the set has flags timeout: its elements would expire"
+	assert_log "wrongtype: flags timeout refused" "binding inet:t:ft=wt/\* (argument 2): the set has flags timeout"
+	assert_log "wrongtype: dynamic refused" "binding inet:t:dy=wt/\* (argument 3): the set has flags dynamic"
+	assert_log "wrongtype: interval refused" "binding inet:t:iv=wt/\* (argument 4): the set has flags interval"
+	assert_set "wrongtype: per-element counters are fine" inet:t:cn "$ROOT/wt/x"
+	set_is inet:t:tm && set_is inet:t:dy && pass "wrongtype: refused sets left alone" ||
+		fail "wrongtype: refused sets left alone"
+	stop_daemon
 }
 
 t_restart() {
