@@ -41,11 +41,34 @@
 #define IDS_PER_BATCH	(64 * 1024)	/* about 1.3 MB of messages */
 #define MSG_RESERVE	(32 * 1024)
 #define SNDBUF_SIZE	(8 * 1024 * 1024)
+/* an element: list item nest, key nest, 8-byte value, each with its header */
+#define ID_BYTES	20
+/* nlmsghdr, nfgenmsg, table and set names (NFT_NAME_MAXLEN), list nest */
+#define MSG_OVERHEAD	(16 + 4 + 2 * (4 + 256) + 4 + 64)
+/* the begin and end messages */
+#define BATCH_FRAME	(2 * 32)
 #define ACK_TIMEOUT_MS	5000
+
+/*
+ * How many ids fit in one transaction with a send buffer of @sndbuf bytes:
+ * netlink refuses a message longer than sk_sndbuf - 32.  An id costs
+ * ID_BYTES; each message of IDS_PER_MSG ids adds at most MSG_OVERHEAD.
+ */
+static size_t batch_ids(int sndbuf)
+{
+	size_t room = sndbuf - 32 - BATCH_FRAME, k;
+
+	if (room < 2 * MSG_OVERHEAD)
+		return 1;
+	k = (room - MSG_OVERHEAD) * IDS_PER_MSG /
+	    (ID_BYTES * IDS_PER_MSG + MSG_OVERHEAD);
+	return k < 1 ? 1 : k > IDS_PER_BATCH ? IDS_PER_BATCH : k;
+}
 
 int nfs_open(struct nfs *n)
 {
 	int one = 1, size = SNDBUF_SIZE;
+	socklen_t len = sizeof(size);
 	int fd;
 
 	memset(n, 0, sizeof(*n));
@@ -63,9 +86,18 @@ int nfs_open(struct nfs *n)
 	/* Errors carry only the header back, plus the kernel's message. */
 	mnl_socket_setsockopt(n->nl, NETLINK_CAP_ACK, &one, sizeof(one));
 	mnl_socket_setsockopt(n->nl, NETLINK_EXT_ACK, &one, sizeof(one));
-	/* A whole batch goes in one sendmsg(): make room for big syncs. */
+	/*
+	 * A transaction is one sendmsg(), which netlink refuses beyond the
+	 * send buffer.  Ask for room; without CAP_NET_ADMIN in the initial
+	 * user namespace net.core.wmem_max caps it: page by what we got.
+	 */
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)))
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, &len) || size < 4096)
+		size = 4096;
+	n->ids_per_batch = batch_ids(size);
+	dbg("netlink send buffer %d bytes: up to %zu ids per transaction",
+	    size, n->ids_per_batch);
 	return 0;
 }
 
@@ -555,16 +587,16 @@ int nfs_commit(struct nfs *n, int family, const char *table, const char *set,
 	       const uint64_t *add, size_t nadd, const uint64_t *del,
 	       size_t ndel, bool *del_missing, char *err, size_t errlen)
 {
-	size_t a = 0, d = 0, ka, kd;
+	size_t a = 0, d = 0, ka, kd, max = n->ids_per_batch;
 	int ret;
 
 	/*
 	 * One sendmsg() per transaction, bounded by the socket's send buffer:
-	 * huge changes go as several transactions of IDS_PER_BATCH ids.
+	 * big changes go as several transactions.
 	 */
 	do {
-		ka = nadd - a < IDS_PER_BATCH ? nadd - a : IDS_PER_BATCH;
-		kd = ndel - d < IDS_PER_BATCH - ka ? ndel - d : IDS_PER_BATCH - ka;
+		ka = nadd - a < max ? nadd - a : max;
+		kd = ndel - d < max - ka ? ndel - d : max - ka;
 		ret = commit_one(n, family, table, set, add + a, ka, del + d,
 				 kd, del_missing, err, errlen);
 		if (ret)

@@ -18,6 +18,7 @@ struct nfs {
 	struct mnl_socket *nl;
 	unsigned int portid;
 	uint32_t seq;
+	size_t ids_per_batch;	/* what fits in the send buffer we got */
 	bool no_destroy;	/* kernel before 6.3: no NFT_MSG_DESTROYSETELEM */
 	char *buf;		/* batch being built */
 	size_t cap;

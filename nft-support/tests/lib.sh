@@ -8,8 +8,10 @@ PASSED=0
 FAILED=0
 NSES=()
 PIDS=()
+MOUNTS=()	# unmounted by cleanup
 DEEP=()		# chains made by tests/deeptree: too deep for find | rmdir
 SYSCTL_RESTORE=
+WMEM_RESTORE=
 
 pass() { echo "PASS $1"; PASSED=$((PASSED + 1)); }
 fail() { echo "FAIL $1${2:+: $2}"; FAILED=$((FAILED + 1)); }
@@ -18,10 +20,12 @@ skip_all() { echo "SKIP: $1"; exit 4; }
 cleanup() {
 	local p ns
 	[ -n "$SYSCTL_RESTORE" ] && echo "$SYSCTL_RESTORE" > /proc/sys/fs/inotify/max_queued_events
+	[ -n "$WMEM_RESTORE" ] && echo "$WMEM_RESTORE" > /proc/sys/net/core/wmem_max
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; kill -CONT "$p" 2>/dev/null; done
 	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
 	for ns in "${NSES[@]}"; do ip netns del "$ns" 2>/dev/null; done
 	for p in "${DEEP[@]}"; do "$HERE/deeptree" rm "$p" 2>/dev/null; done
+	for p in "${MOUNTS[@]}"; do umount "$p" 2>/dev/null; done
 	if [ -n "$ROOT" ] && [ -d "$ROOT" ]; then
 		find "$ROOT" -depth -type d -exec rmdir {} + 2>/dev/null
 	fi

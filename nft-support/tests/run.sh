@@ -174,6 +174,43 @@ t_thousand() {
 	stop_daemon
 }
 
+t_bigsync() {
+	new_ns big
+	# 30,000 ids: 600 KB of elements, more than the 416 KiB send buffer a
+	# daemon gets in a user namespace (no SO_SNDBUFFORCE) with the default
+	# net.core.wmem_max.  Plain directories on a tmpfs: the daemon does not
+	# care, and they come and go faster than cgroups.
+	local fake=$TMPD/fake n
+	mkdir "$fake"
+	mount -t tmpfs none "$fake" || { fail "bigsync: tmpfs mounted"; return; }
+	MOUNTS+=("$fake")
+	(cd "$fake" && seq 30000 | xargs mkdir)
+	# wmem_max is global: lowered only until the daemon has its socket
+	WMEM_RESTORE=$(cat /proc/sys/net/core/wmem_max)
+	echo 212992 > /proc/sys/net/core/wmem_max
+	DLOG=$TMPD/big.log
+	unshare -Ur --net bash -c 'ip link set lo up && nft add table inet t &&
+		nft add set inet t s "{ type cgroupsv2; }" && exec "$0" "$@"' \
+		"$D" -v --cgroup-root "$fake" 'inet:t:s=*' > "$DLOG" 2>&1 &
+	DPID=$!
+	PIDS+=("$DPID")
+	USERNS_PID=$DPID
+	wait_until 10 grep -qs -e "send buffer" -e "initial sync" "$DLOG"
+	echo "$WMEM_RESTORE" > /proc/sys/net/core/wmem_max
+	WMEM_RESTORE=
+	wait_until 10 grep -qs "initial sync" "$DLOG" || { fail "bigsync: daemon started" "$(tail -3 "$DLOG")"; return; }
+	n=$(set_ids inet:t:s | wc -l)
+	[ "$n" = 30000 ] && pass "bigsync: 30,000 ids added with a 416 KiB send buffer" ||
+		fail "bigsync: 30,000 ids added with a 416 KiB send buffer" "$n ids; $(grep -m1 -i -e error -e binding "$DLOG" | cut -c1-200)"
+	(cd "$fake" && seq 30000 | xargs rmdir)
+	if wait_until 10 eval '[ -z "$(set_ids inet:t:s)" ]'; then
+		pass "bigsync: 30,000 ids removed"
+	else
+		fail "bigsync: 30,000 ids removed" "$(set_ids inet:t:s | wc -l) left"
+	fi
+	stop_daemon
+}
+
 t_overflow() {
 	new_ns ovf; std_table $((LVL + 2))
 	mkdir -p "$ROOT/ovf"
@@ -451,6 +488,6 @@ t_config_errors() {
 		pass "config: missing cgroup root reported" || fail "config: missing cgroup root reported" "rc=$rc $out"
 }
 
-TESTS=${*:-once late deep abyss burst thousand overflow degraded rootloss sighup missing wrongtype restart external levels systemd config_errors}
+TESTS=${*:-once late deep abyss burst thousand bigsync overflow degraded rootloss sighup missing wrongtype restart external levels systemd config_errors}
 for t in $TESTS; do "t_$t"; done
 summary
