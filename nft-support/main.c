@@ -412,6 +412,8 @@ static void on_nft_change(void *ctx, int family, const char *table,
 	struct daemon *d = ctx;
 	size_t i;
 
+	if (!table)
+		info("nf_tables events lost (receive buffer full): re-reading every set");
 	for (i = 0; i < d->cfg.n; i++) {
 		struct target *t = &d->cfg.t[i];
 

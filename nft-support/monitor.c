@@ -2,19 +2,50 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
+#include <arpa/inet.h>
 #include <sys/socket.h>
+#include <linux/filter.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nf_tables.h>
 #include <libmnl/libmnl.h>
 
+#include "log.h"
 #include "monitor.h"
 
 #define MON_BUF		(64 * 1024)
 #define MON_RCVBUF	(4 * 1024 * 1024)
 
+/*
+ * Drop our own changes in the kernel, before they take room in the receive
+ * buffer: a big sync echoes every element, and an overflow loses the
+ * events of others (then every set is re-read).  A classic BPF filter on
+ * the first message's nlmsg_pid is enough: nf_tables packs into one skb
+ * only the notifications of one transaction, all with the same port id.
+ * (NLM_F_ECHO would only move the echo to our command socket.)  BPF_ABS
+ * loads are big-endian, nlmsg_pid is host order: compare with htonl().
+ */
+static int ignore_port(int fd, unsigned int portid)
+{
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct nlmsghdr, nlmsg_pid)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, htonl(portid), 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+		BPF_STMT(BPF_RET | BPF_K, 0xffffffff),
+	};
+	struct sock_fprog prog = {
+		.len = sizeof(code) / sizeof(code[0]),
+		.filter = code,
+	};
+
+	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
+			  sizeof(prog)) ? -errno : 0;
+}
+
 int monitor_open(struct monitor *m, unsigned int ignore_portid)
 {
-	int size = MON_RCVBUF, fd;
+	int size = MON_RCVBUF, fd, ret;
 
 	memset(m, 0, sizeof(*m));
 	m->ignore_portid = ignore_portid;
@@ -28,9 +59,14 @@ int monitor_open(struct monitor *m, unsigned int ignore_portid)
 			    MNL_SOCKET_AUTOPID) < 0)
 		return -errno;
 	fd = mnl_socket_get_fd(m->nl);
-	/* Our own big syncs are echoed element by element: make room. */
+	/* Room for bursts of others' changes (a reload of a big ruleset). */
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	/* Without the filter, the check in monitor_process() still works. */
+	ret = ignore_port(fd, ignore_portid);
+	if (ret)
+		warn("cannot filter out our own nf_tables events (%s): big syncs may overflow the event buffer",
+		     strerror(-ret));
 	return 0;
 }
 

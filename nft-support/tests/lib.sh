@@ -12,6 +12,7 @@ MOUNTS=()	# unmounted by cleanup
 DEEP=()		# chains made by tests/deeptree: too deep for find | rmdir
 SYSCTL_RESTORE=
 WMEM_RESTORE=
+RMEM_RESTORE=
 
 pass() { echo "PASS $1"; PASSED=$((PASSED + 1)); }
 fail() { echo "FAIL $1${2:+: $2}"; FAILED=$((FAILED + 1)); }
@@ -21,6 +22,7 @@ cleanup() {
 	local p ns
 	[ -n "$SYSCTL_RESTORE" ] && echo "$SYSCTL_RESTORE" > /proc/sys/fs/inotify/max_queued_events
 	[ -n "$WMEM_RESTORE" ] && echo "$WMEM_RESTORE" > /proc/sys/net/core/wmem_max
+	[ -n "$RMEM_RESTORE" ] && echo "$RMEM_RESTORE" > /proc/sys/net/core/rmem_max
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; kill -CONT "$p" 2>/dev/null; done
 	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
 	for ns in "${NSES[@]}"; do ip netns del "$ns" 2>/dev/null; done

@@ -186,8 +186,12 @@ t_bigsync() {
 	MOUNTS+=("$fake")
 	(cd "$fake" && seq 30000 | xargs mkdir)
 	# wmem_max is global: lowered only until the daemon has its socket
+	# the same for the event socket's receive buffer: our own echo of
+	# 30,000 elements would overflow it, were it not filtered out
 	WMEM_RESTORE=$(cat /proc/sys/net/core/wmem_max)
+	RMEM_RESTORE=$(cat /proc/sys/net/core/rmem_max)
 	echo 212992 > /proc/sys/net/core/wmem_max
+	echo 212992 > /proc/sys/net/core/rmem_max
 	DLOG=$TMPD/big.log
 	unshare -Ur --net bash -c 'ip link set lo up && nft add table inet t &&
 		nft add set inet t s "{ type cgroupsv2; }" && exec "$0" "$@"' \
@@ -197,11 +201,16 @@ t_bigsync() {
 	USERNS_PID=$DPID
 	wait_until 10 grep -qs -e "send buffer" -e "initial sync" "$DLOG"
 	echo "$WMEM_RESTORE" > /proc/sys/net/core/wmem_max
-	WMEM_RESTORE=
+	echo "$RMEM_RESTORE" > /proc/sys/net/core/rmem_max
+	WMEM_RESTORE= RMEM_RESTORE=
 	wait_until 10 grep -qs "initial sync" "$DLOG" || { fail "bigsync: daemon started" "$(tail -3 "$DLOG")"; return; }
 	n=$(set_ids inet:t:s | wc -l)
 	[ "$n" = 30000 ] && pass "bigsync: 30,000 ids added with a 416 KiB send buffer" ||
 		fail "bigsync: 30,000 ids added with a 416 KiB send buffer" "$n ids; $(grep -m1 -i -e error -e binding "$DLOG" | cut -c1-200)"
+	sleep 0.2	# the first events, if any, are read
+	grep -q -e "events lost" -e "changed by someone else" "$DLOG" &&
+		fail "bigsync: our own echo does not overflow the event socket" "$(grep -m1 -e "events lost" -e "changed by" "$DLOG")" ||
+		pass "bigsync: our own echo does not overflow the event socket"
 	(cd "$fake" && seq 30000 | xargs rmdir)
 	if wait_until 10 eval '[ -z "$(set_ids inet:t:s)" ]'; then
 		pass "bigsync: 30,000 ids removed"
