@@ -5,6 +5,8 @@
 
 #include "idset.h"
 
+#define IDSET_MIN_CAP	64
+
 static size_t hash64(uint64_t x)
 {
 	/* splitmix64 finaliser: ids are sequential, spread them out */
@@ -52,7 +54,7 @@ int idset_add(struct idset *s, uint64_t id)
 	if (id == IDSET_EMPTY || id == IDSET_TOMB)
 		return -EINVAL;
 	if ((s->used + s->tombs + 1) * 10 > s->cap * 7) {
-		size_t cap = s->cap ? s->cap : 64;
+		size_t cap = s->cap ? s->cap : IDSET_MIN_CAP;
 
 		while ((s->used + 1) * 10 > cap * 5)
 			cap *= 2;
@@ -93,6 +95,23 @@ bool idset_has(const struct idset *s, uint64_t id)
 	return find(s, id) != SIZE_MAX;
 }
 
+/*
+ * Give memory back once the set is at most 1/8 full: after a big tree went
+ * away, or a set was re-read smaller.  Down to 50% load, so that adds and
+ * deletes around the threshold do not rehash each time.  Failure to
+ * allocate the smaller table is no error.
+ */
+static void shrink(struct idset *s)
+{
+	size_t cap = s->cap;
+
+	if (cap <= IDSET_MIN_CAP || s->used * 8 > cap)
+		return;
+	while (cap > IDSET_MIN_CAP && s->used * 10 <= (cap / 2) * 5)
+		cap /= 2;
+	rehash(s, cap);
+}
+
 int idset_del(struct idset *s, uint64_t id)
 {
 	size_t j = find(s, id);
@@ -102,11 +121,16 @@ int idset_del(struct idset *s, uint64_t id)
 	s->slot[j] = IDSET_TOMB;
 	s->used--;
 	s->tombs++;
+	shrink(s);
 	return 1;
 }
 
 void idset_clear(struct idset *s)
 {
+	if (s->cap > IDSET_MIN_CAP * 16) {
+		idset_free(s);	/* a big table is not kept for nothing */
+		return;
+	}
 	if (s->cap)
 		memset(s->slot, 0, s->cap * sizeof(*s->slot));
 	s->used = 0;
