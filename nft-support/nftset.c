@@ -583,12 +583,40 @@ static int commit_one(struct nfs *n, int family, const char *table,
 		      const uint64_t *del, size_t ndel, bool *del_missing,
 		      char *err, size_t errlen);
 
+/*
+ * NFT_MSG_DESTROYSETELEM (Linux 6.3) ignores absent ids; older kernels do
+ * not know the message and refuse it with EINVAL.  Ask once, rather than
+ * take any EINVAL of a delete for that: destroy id 0 (no cgroup's) from a
+ * table that does not exist; ENOENT or success mean it is known.
+ */
+static void probe_destroy(struct nfs *n)
+{
+	static const uint64_t zero;
+	char err[256];
+	bool missing;
+	int ret;
+
+	ret = commit_one(n, NFPROTO_INET, "nft-cgroupd-probe", "probe", NULL,
+			 0, &zero, 1, &missing, err, sizeof(err));
+	n->probed = true;
+	if (ret == -EINVAL || ret == -EOPNOTSUPP) {
+		n->no_destroy = true;
+		dbg("kernel lacks NFT_MSG_DESTROYSETELEM, using DELSETELEM");
+	} else {
+		dbg("kernel has NFT_MSG_DESTROYSETELEM (probe: %s)",
+		    ret ? strerror(-ret) : "done");
+	}
+}
+
 int nfs_commit(struct nfs *n, int family, const char *table, const char *set,
 	       const uint64_t *add, size_t nadd, const uint64_t *del,
 	       size_t ndel, bool *del_missing, char *err, size_t errlen)
 {
 	size_t a = 0, d = 0, ka, kd, max = n->ids_per_batch;
 	int ret;
+
+	if (ndel && !n->probed)
+		probe_destroy(n);
 
 	/*
 	 * One sendmsg() per transaction, bounded by the socket's send buffer:
@@ -621,7 +649,6 @@ static int commit_one(struct nfs *n, int family, const char *table,
 	*del_missing = false;
 	if (!nadd && !ndel)
 		return 0;
-again:
 	begin = n->seq + 1;
 	ret = send_batch(n, family, table, set, add, nadd, del, ndel, &st, &len);
 	if (ret) {
@@ -641,12 +668,6 @@ again:
 	if (!e)
 		return 0;
 	if (err_seq >= st.first_del && err_seq <= st.last) {
-		if (!n->no_destroy && (e == EINVAL || e == EOPNOTSUPP)) {
-			/* NFT_MSG_DESTROYSETELEM unknown: before Linux 6.3 */
-			dbg("kernel lacks NFT_MSG_DESTROYSETELEM, using DELSETELEM");
-			n->no_destroy = true;
-			goto again;
-		}
 		if (n->no_destroy && e == ENOENT) {
 			*del_missing = true;
 			snprintf(err, errlen, "deleting ids: some were not in the set");

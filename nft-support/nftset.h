@@ -19,6 +19,7 @@ struct nfs {
 	unsigned int portid;
 	uint32_t seq;
 	size_t ids_per_batch;	/* what fits in the send buffer we got */
+	bool probed;		/* for NFT_MSG_DESTROYSETELEM */
 	bool no_destroy;	/* kernel before 6.3: no NFT_MSG_DESTROYSETELEM */
 	char *buf;		/* batch being built */
 	size_t cap;
@@ -40,7 +41,8 @@ int nfs_check_set(struct nfs *n, int family, const char *table,
 int nfs_read_set(struct nfs *n, int family, const char *table,
 		 const char *set, struct idset *out, char *err, size_t errlen);
 /*
- * Add @add and delete @del in one transaction (one batch: all or nothing).
+ * Add @add and delete @del: one transaction (all or nothing), or several
+ * when they do not fit in the send buffer.
  * Adds of present ids and deletes of absent ones are no errors; with a
  * kernel that lacks NFT_MSG_DESTROYSETELEM a delete of an absent id fails
  * the transaction with -ENOENT and @del_missing set: re-read, then retry.
