@@ -38,6 +38,7 @@ struct target {
 	bool full;		/* re-read the set and reconcile all of it */
 	bool checked;		/* set type verified since the last failure */
 	bool failed;		/* the last attempt failed */
+	bool synced;		/* was in sync once: a missing set is a reload */
 	bool rules_changed;	/* check the rules' levels again */
 	char lasterr[512];
 	double retry_at;	/* monotonic seconds */

@@ -10,6 +10,7 @@ void log_msg(int prio, const char *fmt, ...)
 
 #define LOG_ERR_	3
 #define LOG_WARN_	4
+#define LOG_NOTICE_	5
 #define LOG_INFO_	6
 #define LOG_DEBUG_	7
 

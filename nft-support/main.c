@@ -136,8 +136,15 @@ static const struct cgtree_ops tree_ops = {
 
 /* --- committing to the kernel --- */
 
-static void target_fail(struct daemon *d, struct target *t, const char *msg)
+/*
+ * @error is the -errno of the failure.  A table or set that was there and
+ * went away is a firewall reload (nftables.service restart): notice, not
+ * error; it is refilled as soon as it is back.
+ */
+static void target_fail(struct daemon *d, struct target *t, const char *msg,
+			int error)
 {
+	int prio = error == -ENOENT && t->synced ? LOG_NOTICE_ : LOG_ERR_;
 	char who[4096];
 	size_t i, len;
 
@@ -153,8 +160,8 @@ static void target_fail(struct daemon *d, struct target *t, const char *msg)
 			snprintf(who + len, sizeof(who) - len, ")");
 	}
 	if (strcmp(msg, t->lasterr) || d->once)
-		err("%s: %s%s", who, msg,
-		    d->once ? "" : "; retrying");
+		log_msg(prio, "%s: %s%s", who, msg,
+			d->once ? "" : "; retrying");
 	else
 		dbg("%s: still failing: %s", who, msg);
 	snprintf(t->lasterr, sizeof(t->lasterr), "%s", msg);
@@ -264,18 +271,20 @@ static int target_sync(struct daemon *d, struct target *t, bool force)
 		return 0;
 	for (tries = 0; tries < 3; tries++) {
 		if (!t->checked) {
-			if (nfs_check_set(&d->nfs, t->family, t->table, t->set,
-					  msg, sizeof(msg))) {
-				target_fail(d, t, msg);
+			ret = nfs_check_set(&d->nfs, t->family, t->table,
+					    t->set, msg, sizeof(msg));
+			if (ret) {
+				target_fail(d, t, msg, ret);
 				return -1;
 			}
 			t->checked = true;
 			check_levels(d, t);
 		}
 		if (t->full) {
-			if (nfs_read_set(&d->nfs, t->family, t->table, t->set,
-					 &t->have, msg, sizeof(msg))) {
-				target_fail(d, t, msg);
+			ret = nfs_read_set(&d->nfs, t->family, t->table,
+					   t->set, &t->have, msg, sizeof(msg));
+			if (ret) {
+				target_fail(d, t, msg, ret);
 				return -1;
 			}
 			if (collect(&t->want, &t->have, &add, &nadd) ||
@@ -302,13 +311,13 @@ static int target_sync(struct daemon *d, struct target *t, bool force)
 		nadd = ndel = cap_a = cap_d = 0;
 		pos = 0;
 		if (!missing) {
-			target_fail(d, t, msg);
+			target_fail(d, t, msg, ret);
 			return -1;
 		}
 		t->full = true;	/* our view was stale: read and diff again */
 	}
 	if (ret) {
-		target_fail(d, t, msg);
+		target_fail(d, t, msg, ret);
 		return -1;
 	}
 	for (i = 0; i < nadd; i++)
@@ -324,6 +333,7 @@ static int target_sync(struct daemon *d, struct target *t, bool force)
 	free(add);
 	free(del);
 	t->failed = false;
+	t->synced = true;
 	t->lasterr[0] = '\0';
 	t->full = false;
 	idset_clear(&t->dirty);
@@ -331,7 +341,7 @@ static int target_sync(struct daemon *d, struct target *t, bool force)
 nomem:
 	free(add);
 	free(del);
-	target_fail(d, t, strerror(ENOMEM));
+	target_fail(d, t, strerror(ENOMEM), -ENOMEM);
 	return -1;
 }
 

@@ -394,7 +394,8 @@ t_restart() {
 t_external() {
 	new_ns ext; std_table $((LVL + 2))
 	mkdir -p "$ROOT/ext/a" "$ROOT/ext/b"
-	start_daemon ext 'inet:t:s=ext/*' || { fail "external: daemon started"; return; }
+	# JOURNAL_STREAM: messages carry their priority, "<N>"
+	JOURNAL_STREAM=1 start_daemon ext 'inet:t:s=ext/*' || { fail "external: daemon started"; return; }
 	assert_set "external: filled" inet:t:s "$ROOT/ext/a" "$ROOT/ext/b"
 	nsx nft flush set inet t s
 	assert_set "external: refilled after nft flush set" inet:t:s "$ROOT/ext/a" "$ROOT/ext/b"
@@ -403,6 +404,15 @@ t_external() {
 	assert_set "external: refilled after a firewall reload" inet:t:s "$ROOT/ext/a" "$ROOT/ext/b"
 	send_from "$ROOT/ext/b"
 	assert_counter "external: traffic counted after the reload" o 1 1
+	# a firewall restart: the table gone for a while is no error
+	nsx nft delete table inet t
+	assert_log "external: the table gone is logged" "table inet t not found"
+	grep -q "^<5>binding inet:t:s=ext/\* (argument 1): table inet t not found" "$DLOG" &&
+		! grep -q "^<3>.*not found" "$DLOG" &&
+		pass "external: at notice level, not error" ||
+		fail "external: at notice level, not error" "$(grep "not found" "$DLOG")"
+	std_table $((LVL + 2))
+	assert_set "external: refilled after a restart" inet:t:s "$ROOT/ext/a" "$ROOT/ext/b"
 	stop_daemon
 }
 
