@@ -109,15 +109,18 @@ static struct sock *cg2log_sock(const struct sk_buff *skb,
 
 /*
  * Fill @buf (NF_LOG_PREFIXLEN bytes) with the user's prefix, the cgroup
- * path and the id.  Only full sockets of this netns made by processes have
- * a service's cgroup: request sockets count as their listener; TIME_WAIT
- * and kernel sockets (RSTs, ICMP errors) as no socket.
+ * path and the id, then a space for syslog lines, which go on with "IN=";
+ * nfnetlink_log carries the prefix apart, and ulogd adds its own space.
+ * Only full sockets of this netns made by processes have a service's
+ * cgroup: request sockets count as their listener; TIME_WAIT and kernel
+ * sockets (RSTs, ICMP errors) as no socket.
  */
 static void cg2log_prefix(char *buf, const struct xt_cgroup2log_info *info,
 			  struct sock *sk, const struct net *net)
 {
 	char path[NF_LOG_PREFIXLEN], id[24];
 	const char *prefix = info->prefix;
+	const char *sep = info->flags & XT_CGROUP2LOG_F_NFLOG ? "" : " ";
 	int root_level = info->root_level;
 	struct cgroup *cgrp;
 	size_t room;
@@ -135,13 +138,13 @@ static void cg2log_prefix(char *buf, const struct xt_cgroup2log_info *info,
 	/* prefix < 32 bytes and id < 21: at least 57 bytes for the path */
 	room = NF_LOG_PREFIXLEN - strlen(prefix) - strlen(id) -
 	       strlen("CGROUP= CGROUP_ID= ");
-	snprintf(buf, NF_LOG_PREFIXLEN, "%sCGROUP=%s CGROUP_ID=%s ", prefix,
+	snprintf(buf, NF_LOG_PREFIXLEN, "%sCGROUP=%s CGROUP_ID=%s%s", prefix,
 		 cg2log_path(cgrp, root_level, path + sizeof(path) - room,
 			     room),
-		 id);
+		 id, sep);
 	return;
 none:
-	snprintf(buf, NF_LOG_PREFIXLEN, "%sCGROUP=- ", prefix);
+	snprintf(buf, NF_LOG_PREFIXLEN, "%sCGROUP=-%s", prefix, sep);
 }
 
 static unsigned int
