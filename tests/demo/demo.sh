@@ -74,3 +74,13 @@ say "5. Logging traffic by service with a glob"
 show iptables -I OUTPUT -p tcp -d $DB --dport $PORT --syn -m cgroup2 --path 'user.slice/user-*.slice/**' -j LOG --log-prefix "user-session: "
 cg2net --cgroup user.slice/user-1000.slice/session-1.scope connect tcp $DB $PORT --timeout 500 >/dev/null 2>&1
 dmesg | grep 'user-session:' | tail -n 1 | cut -c1-100 | sed 's/^/    /'
+
+say "6. Log lines that name the service: CGROUP2LOG"
+show iptables -I OUTPUT -p tcp -d $DB --dport $PORT --syn -m cgroup2 --path 'system.slice/*.service' --path 'user.slice/**' -j CGROUP2LOG --log-prefix "svc: "
+dmesg -c >/dev/null
+for c in system.slice/web.service system.slice/api.service user.slice/user-1000.slice/session-1.scope; do
+	cg2net --cgroup "$c" connect tcp $DB $PORT --timeout 500 >/dev/null 2>&1
+done
+echo "  One rule; each line names the sender's cgroup and its id (the inode"
+echo "  number of its directory), then what LOG would log:"
+dmesg | grep -o 'svc: .* SPT=[0-9]*' | sed 's/ SRC=.*PROTO=TCP / ... /; s/^/    /'
