@@ -416,6 +416,18 @@ t_external() {
 	stop_daemon
 }
 
+t_noevents() {
+	new_ns ne; std_table $((LVL + 2))
+	mkdir -p "$ROOT/ne/a"
+	NFT_CGROUPD_TEST_NO_EVENTS=1 start_daemon ne --rescan-interval 1 'inet:t:s=ne/*' ||
+		{ fail "noevents: daemon started"; return; }
+	assert_log "noevents: the warning says what happens" "sets changed by others are re-read every 1 s"
+	assert_set "noevents: filled" inet:t:s "$ROOT/ne/a"
+	nsx nft flush set inet t s
+	assert_set "noevents: a flush by others is undone by the periodic reconcile" inet:t:s "$ROOT/ne/a"
+	stop_daemon
+}
+
 t_levels() {
 	new_ns lv
 	nsx nft -f - <<-EOT
@@ -507,6 +519,6 @@ t_config_errors() {
 		pass "config: missing cgroup root reported" || fail "config: missing cgroup root reported" "rc=$rc $out"
 }
 
-TESTS=${*:-once late deep abyss burst thousand bigsync overflow degraded rootloss sighup missing wrongtype restart external levels systemd config_errors}
+TESTS=${*:-once late deep abyss burst thousand bigsync overflow degraded rootloss sighup missing wrongtype restart external noevents levels systemd config_errors}
 for t in $TESTS; do "t_$t"; done
 summary
