@@ -157,6 +157,7 @@ static void cg2log_print(const void *ip, const struct xt_entry_target *t,
 	const struct xt_cgroup2log_info *info = (const void *)t->data;
 
 	(void)ip;
+	(void)numeric;
 	if (cg2log_nflog(info)) {
 		printf(" CGROUP2LOG nflog-group %u", info->group);
 		if (info->flags & XT_CGROUP2LOG_F_COPY_LEN)
@@ -164,9 +165,9 @@ static void cg2log_print(const void *ip, const struct xt_entry_target *t,
 		if (info->threshold)
 			printf(" nflog-threshold %u", info->threshold);
 	} else {
-		if (numeric || info->level >= 8)
-			printf(" CGROUP2LOG flags %u level %u", info->logflags,
-			       info->level);
+		/* names only: -L and -L -n print the same */
+		if (info->level >= 8)
+			printf(" CGROUP2LOG level %u", info->level);
 		else
 			printf(" CGROUP2LOG level %s", cg2log_levels[info->level]);
 		if (info->logflags & XT_CGROUP2LOG_TCPSEQ)
