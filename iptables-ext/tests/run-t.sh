@@ -15,6 +15,8 @@
 #   at ";" outside double quotes; ERROR TEXT is the rest of the line and
 #   must appear in the error.  "%{STR*N}" expands to STR repeated N times.
 #   A line ":CHAIN" sets the chain (OUTPUT, INPUT, POSTROUTING).
+#   RULE is put before "-j ACCEPT", unless it has a "-j" of its own (target
+#   lines, e.g. "-j CGROUP2LOG --log-prefix x").
 # For OK lines, per family:
 #   - xtsave (libxtables' own parser) prints the save form: must be EXPECTED;
 #   - iptables-legacy-restore --test -v accepts RULE and prints (-L form)
@@ -71,7 +73,7 @@ skipped=0
 why=()
 restore_prints=1
 
-for f in "$BUILD/libxt_cgroup2.so" "$XTSAVE"; do
+for f in "$BUILD/libxt_cgroup2.so" "$BUILD/libxt_CGROUP2LOG.so" "$XTSAVE"; do
 	[ -e "$f" ] || { echo "run-t.sh: $f missing: run make first" >&2; exit 2; }
 done
 for t in unshare pkg-config nft iptables-legacy-restore iptables-nft-restore \
@@ -138,16 +140,21 @@ expand() {
 	printf '%s' "$s"
 }
 
+# verdict RULE: "-j ACCEPT " unless RULE has a target of its own.
+verdict() {
+	[[ " $1" == *" -j "* ]] || printf -- '-j ACCEPT '
+}
+
 # restore BIN CHAIN RULE: run BIN --test -v on one rule; sets rc, out, err.
 restore() {
 	local table=filter
 
 	[ "$2" = POSTROUTING ] && table=mangle
-	printf '*%s\n-A %s -j ACCEPT %s\nCOMMIT\n' "$table" "$2" "$3" \
+	printf '*%s\n-A %s %s%s\nCOMMIT\n' "$table" "$2" "$(verdict "$3")" "$3" \
 		>"$TMP/rules"
 	unshare -n "$1" --test -v "$TMP/rules" >"$TMP/out" 2>"$TMP/err"
 	rc=$?
-	out=$(grep ' cgroup2 ' "$TMP/out")
+	out=$(grep -E ' (cgroup2|CGROUP2LOG) ' "$TMP/out")
 	err=$(cat "$TMP/err")
 }
 
@@ -208,7 +215,8 @@ run_t() {
 				tflag=
 				[ "$chain" = POSTROUTING ] && tflag="-t mangle"
 				for bin in ${lbin%-restore} ${nbin%-restore}; do
-					unshare -n $bin $tflag -A "$chain" -j ACCEPT "${args[@]}" \
+					# shellcheck disable=SC2046
+					unshare -n $bin $tflag -A "$chain" $(verdict "$rule") "${args[@]}" \
 						>/dev/null 2>"$TMP/err"
 					rc=$?
 					err=$(cat "$TMP/err")
@@ -393,7 +401,8 @@ if [ $rc -eq 0 ] && [ -z "$out" ]; then
 fi
 
 files=("$@")
-[ ${#files[@]} -gt 0 ] || files=("$HERE/cgroup2.t" "$HERE/cgroup2.txlate" warnings)
+[ ${#files[@]} -gt 0 ] || files=("$HERE/cgroup2.t" "$HERE/cgroup2.txlate" warnings
+				   "$HERE/CGROUP2LOG.t" "$HERE/CGROUP2LOG.txlate")
 for f in "${files[@]}"; do
 	case $f in
 	*.t) run_t "$f" ;;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xtkernrev.so: LD_PRELOAD=.../xtkernrev.so iptables...  makes iptables
- * believe the kernel has revision 0 of the match "cgroup2", as it does once
- * xt_cgroup2.ko is loaded.
+ * believe the kernel has revision 0 of the match "cgroup2" and the target
+ * "CGROUP2LOG", as it does once xt_cgroup2.ko is loaded.
  *
  * iptables 1.8.7 asks the kernel which revision of an extension it supports
  * (a getsockopt for legacy, nfnetlink for nft) and refuses to load one the
@@ -22,7 +22,7 @@ static int (*real_compat_rev)(const char *name, uint8_t rev, int opt);
 
 static int fake_compat_rev(const char *name, uint8_t rev, int opt)
 {
-	if (strcmp(name, "cgroup2") == 0)
+	if (strcmp(name, "cgroup2") == 0 || strcmp(name, "CGROUP2LOG") == 0)
 		return rev == 0;
 	return real_compat_rev ? real_compat_rev(name, rev, opt) : 1;
 }

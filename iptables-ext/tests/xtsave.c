@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xtsave: parse one match the way iptables does and print what
- * iptables-save and iptables -L would print for it, without a kernel.
+ * xtsave: parse one match, or one target, or a match then a target, the
+ * way iptables does and print what iptables-save and iptables -L would
+ * print for them, without a kernel.
  *
  *   XTABLES_LIBDIR=DIR xtsave [-6] 'RULE'
  *   xtsave --split 'RULE'	(the arguments of RULE, each NUL-terminated)
  *
  * RULE is a line in iptables-restore syntax such as
- * '-m cgroup2 ! --path "a b" --path c'.  Prints the save form on the first
- * line and the print (-L) form on the second; exits 2 with the extension's
+ * '-m cgroup2 ! --path "a b" --path c' or '-j CGROUP2LOG --log-prefix x'.
+ * Prints the save form on the first line and the print (-L) form on the
+ * second (the target's alone when there is one, as -L prints it last); exits 2 with the extension's
  * message on a parameter problem.  The host kernel lacks xt_cgroup2, so
  * iptables-save cannot be asked; run-t.sh checks this tool's view against
  * the real iptables-restore (see there).
@@ -22,6 +24,9 @@
 
 #define MAX_ARGS	512
 #define PARAM_SIZE	1024	/* iptables-restore's argument buffer */
+#ifndef XT_OPTION_OFFSET_SCALE
+#define XT_OPTION_OFFSET_SCALE	256	/* xshared.h: options per extension */
+#endif
 
 static void xtsave_exit(enum xtables_exittype status, const char *msg, ...)
 	__attribute__((noreturn, format(printf, 2, 3)));
@@ -114,6 +119,7 @@ static int split(const char *line, char **argv, bool nolimit)
 int main(int argc, char **argv)
 {
 	struct xtables_match *m = NULL;
+	struct xtables_target *t = NULL;
 	char *args[MAX_ARGS];
 	struct option *opts;
 	bool invert = false;
@@ -143,12 +149,28 @@ int main(int argc, char **argv)
 
 	opts = no_opts;
 	opterr = 0;
-	while ((c = getopt_long(n, args, "-:m:", opts, NULL)) != -1) {
+	while ((c = getopt_long(n, args, "-:m:j:", opts, NULL)) != -1) {
 		switch (c) {
-		case 'm':
-			if (m)
+		case 'j':
+			if (t)
 				xtsave_exit(PARAMETER_PROBLEM,
-					    "xtsave: one -m only");
+					    "xtsave: one -j only");
+			t = xtables_find_target(optarg, XTF_LOAD_MUST_SUCCEED);
+			size = XT_ALIGN(sizeof(struct xt_entry_target)) + t->size;
+			t->t = xtables_calloc(1, size);
+			t->t->u.target_size = size;
+			snprintf(t->t->u.user.name, sizeof(t->t->u.user.name),
+				 "%s", t->name);
+			t->t->u.user.revision = t->revision;
+			if (t->init)
+				t->init(t->t);
+			opts = xtables_options_xfrm(no_opts, opts, t->x6_options,
+						    &t->option_offset);
+			break;
+		case 'm':
+			if (m || t)
+				xtsave_exit(PARAMETER_PROBLEM,
+					    "xtsave: one -m only, before any -j");
 			m = xtables_find_match(optarg, XTF_LOAD_MUST_SUCCEED,
 					       NULL);
 			size = XT_ALIGN(sizeof(struct xt_entry_match)) + m->size;
@@ -181,27 +203,45 @@ int main(int argc, char **argv)
 			xtsave_exit(PARAMETER_PROBLEM, "unknown option \"%s\"",
 				    args[optind - 1]);
 		default:
-			if (!m)
+			if (t && c >= (int)t->option_offset &&
+			    c < (int)(t->option_offset + XT_OPTION_OFFSET_SCALE))
+				xtables_option_tpcall(c, args, invert, t, NULL);
+			else if (m)
+				xtables_option_mpcall(c, args, invert, m, NULL);
+			else
 				xtsave_exit(PARAMETER_PROBLEM, "no -m given");
-			xtables_option_mpcall(c, args, invert, m, NULL);
 			break;
 		}
 		invert = false;
 	}
-	if (!m)
+	if (!m && !t)
 		xtsave_exit(PARAMETER_PROBLEM, "no -m given");
 	if (invert)
 		xtsave_exit(PARAMETER_PROBLEM, "\"!\" at the end");
-	xtables_option_mfcall(m);
+	if (m)
+		xtables_option_mfcall(m);
+	if (t)
+		xtables_option_tfcall(t);
 
 	/* What the kernel hands back: userspacesize bytes, the rest hidden. */
-	memset(m->m->data + m->userspacesize, 0, m->size - m->userspacesize);
-
-	printf("-m %s", m->name);
-	if (m->save)
-		m->save(NULL, m->m);
+	if (m) {
+		memset(m->m->data + m->userspacesize, 0,
+		       m->size - m->userspacesize);
+		printf("-m %s", m->name);
+		if (m->save)
+			m->save(NULL, m->m);
+	}
+	if (t) {
+		memset(t->t->data + t->userspacesize, 0,
+		       t->size - t->userspacesize);
+		printf("%s-j %s", m ? " " : "", t->name);
+		if (t->save)
+			t->save(NULL, t->t);
+	}
 	putchar('\n');
-	if (m->print)
+	if (t && t->print)
+		t->print(NULL, t->t, 0);
+	else if (m && m->print)
 		m->print(NULL, m->m, 0);
 	putchar('\n');
 	return 0;
