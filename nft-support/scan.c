@@ -696,6 +696,12 @@ int cgtree_process(struct cgtree *t)
 			}
 			if (ev->len && (ev->mask & IN_ISDIR))
 				sync_child(t, n, ev->name);
+			/* No parent to watch (a mount's root): a cgroup goes
+			 * only once empty, so look when its last child went;
+			 * best effort, it may go later. */
+			if (n == t->root && t->parent_wd < 0 &&
+			    (ev->mask & IN_DELETE) && !n->child && root_dead(t))
+				t->lost = true;
 
 		}
 	}
