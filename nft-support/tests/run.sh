@@ -130,7 +130,15 @@ t_abyss() {
 	start_daemon abyss 'inet:t:s=abyss/**' 'inet:t:w=shallow/*' || { fail "abyss: daemon started"; return; }
 	mkdir "$ROOT/shallow/x"
 	assert_set "abyss: the daemon keeps working beside the deep tree" inet:t:w "$ROOT/shallow/x"
+	# a deep tree that appears at once: one event, then the walk below it
+	mkdir "$ROOT/abyss2"
+	DEEP+=("$ROOT/abyss2")
+	kill -STOP "$DPID"
+	"$HERE/deeptree" mk "$ROOT/abyss2" 2000
+	kill -CONT "$DPID"
+	assert_log "abyss: a deep tree made while stopped is walked, to the limit" "abyss2/d/d/.*too deep, not followed"
 	"$HERE/deeptree" rm "$ROOT/abyss"
+	"$HERE/deeptree" rm "$ROOT/abyss2"
 	assert_set "abyss: the deep tree removed" inet:t:s "$ROOT/abyss"
 	kill -0 "$DPID" 2>/dev/null && pass "abyss: daemon alive" || fail "abyss: daemon alive" "$(tail -3 "$DLOG")"
 	stop_daemon
