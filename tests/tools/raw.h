@@ -54,9 +54,13 @@ int raw_replace(const struct raw_fam *f, int fd, const char *table,
 		unsigned int valid_hooks, const struct raw_blob *b,
 		unsigned int num_counters);
 
-/* The one rule: a match with DATA_SIZE bytes of DATA, then ACCEPT. */
+/*
+ * The one rule: a match with DATA_SIZE bytes of DATA, then ACCEPT; or,
+ * AS_TARGET, no match and a target named MATCH with that data.
+ */
 struct raw_rule {
 	unsigned int hook;		/* NF_INET_* */
+	bool as_target;
 	const char *match;
 	unsigned int revision;
 	const unsigned char *data;
@@ -84,6 +88,7 @@ int raw_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct raw_opts {
 	bool ipv6, flush, verbose, dump;
 	bool get_match, nft, check_priv;	/* read-back mode */
+	bool as_target;			/* --as-target */
 	const char *table;
 	int hook;
 	const char *match;

@@ -127,6 +127,7 @@ int main(int argc, char **argv)
 			return ret;
 		rule.hook = o.hook;
 		rule.match = o.match;
+		rule.as_target = o.as_target;
 		rule.revision = o.revision;
 		rule.data = data;
 		if (o.dump) {

@@ -29,7 +29,7 @@ static void usage_text(FILE *f)
 "           [--revision N] [--flags N] [--count N] [--len N]\n"
 "           [--patterns P1 P2 ... | --pattern-bytes HEX] [--no-nul]\n"
 "           [--trailing-garbage] [--raw-data HEX] [--data-size N] [-v]\n"
-"           [--dump]\n"
+"           [--dump] [--as-target]\n"
 "       xt_cgroup2_raw [-6] [--table NAME] [--hook HOOK] --flush\n"
 "       xt_cgroup2_raw [-6] [--table NAME] [--match NAME] --get-match [--nft]\n"
 "           [--check-priv]\n"
@@ -49,6 +49,8 @@ static void usage_text(FILE *f)
 "structs: cgroup2, cgroup rev 0-2; else the --raw-data length, aligned).\n"
 "--patterns takes every argument up to the next one starting with \"--\".\n"
 "--dump: print the match data as hex on stdout and exit; no kernel call.\n"
+"--as-target: the rule has no match, and NAME with the data is its target\n"
+"(e.g. --match CGROUP2LOG --as-target --raw-data HEX).\n"
 "-v: print the table layout (offsets, sizes) on stderr.\n"
 "\n"
 "--get-match: read TABLE back (IPT_SO_GET_ENTRIES; with --nft, the\n"
@@ -137,6 +139,8 @@ int raw_parse(int argc, char **argv, struct raw_opts *o)
 					break;
 			if (o->hook == NF_INET_NUMHOOKS)
 				return raw_usage("--hook: '%s' is not one of prerouting, input, forward, output, postrouting", val);
+		} else if (!strcmp(a, "--as-target")) {
+			o->as_target = true;
 		} else if (!strcmp(a, "--match")) {
 			NEED_VAL();
 			if (!*val || strlen(val) >= XT_EXTENSION_MAXNAMELEN)

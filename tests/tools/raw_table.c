@@ -74,6 +74,25 @@ static void put_rule(struct layout *l, const struct raw_rule *r)
 	l->n++;
 }
 
+/* A rule without a match whose target is R's NAME and data. */
+static void put_target_rule(struct layout *l, const struct raw_rule *r)
+{
+	unsigned int t_off = l->f->entry_size;
+	unsigned int next = t_off + XT_ALIGN(sizeof(struct xt_entry_target) +
+					     r->data_size);
+	struct xt_entry_target *t = at(l, l->off + t_off);
+
+	if (l->buf) {
+		raw_init_entry(l->f, at(l, l->off), t_off, next);
+		t->u.user.target_size = sizeof(*t) + r->data_size;
+		strncpy(t->u.user.name, r->match, sizeof(t->u.user.name) - 1);
+		t->u.user.revision = r->revision;
+		memcpy(t->data, r->data, r->data_size);
+	}
+	l->off += next;
+	l->n++;
+}
+
 static void put_error(struct layout *l)
 {
 	unsigned int t_off = l->f->entry_size;
@@ -100,7 +119,9 @@ static void lay_out(struct layout *l, unsigned int valid_hooks,
 		if (!(valid_hooks & (1U << h)))
 			continue;
 		b->hook_entry[h] = l->off;
-		if (rule && rule->hook == h)
+		if (rule && rule->hook == h && rule->as_target)
+			put_target_rule(l, rule);
+		else if (rule && rule->hook == h)
 			put_rule(l, rule);
 		b->underflow[h] = l->off;
 		put_policy(l);
