@@ -11,14 +11,19 @@
 
 int rootwatch_open(struct rootwatch *w, int rootfd)
 {
+	w->fd = -1;
+#ifdef STATX_MNT_ID
 	struct statx stx;
 
-	w->fd = -1;
 	if (statx(rootfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx))
 		return -errno;
 	if (!(stx.stx_mask & STATX_MNT_ID))
 		return -EOPNOTSUPP;	/* before Linux 5.8 */
 	w->mnt_id = stx.stx_mnt_id;
+#else
+	(void)rootfd;
+	return -EOPNOTSUPP;	/* headers before Linux 5.8 */
+#endif
 	w->fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 	return w->fd < 0 ? -errno : 0;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cgroup2_pattern.h"
@@ -403,7 +404,6 @@ static int sync_dir(struct cgtree *t, struct cgnode *n)
 	}
 	n->fresh = false;
 	gen = ++t->gen;
-	errno = 0;
 	while ((de = readdir(d))) {
 		size_t len = strlen(de->d_name);
 		uint64_t id = de->d_ino;
@@ -435,12 +435,6 @@ static int sync_dir(struct cgtree *t, struct cgnode *n)
 			}
 		}
 		c->gen = gen;
-		errno = 0;
-	}
-	if (errno == ENOENT) {
-		/* a removed directory held open (the root) reads as ENOENT */
-		closedir(d);
-		return -ENOENT;
 	}
 	closedir(d);
 	for (c = n->child; c; c = next) {
@@ -559,7 +553,9 @@ static bool root_dead(struct cgtree *t)
 
 	if (fd < 0)
 		return errno == ENOENT;
-	dead = getdents64(fd, buf, sizeof(buf)) < 0 && errno == ENOENT;
+	/* not readdir(): glibc takes that ENOENT for the end of the listing */
+	dead = syscall(SYS_getdents64, fd, buf, sizeof(buf)) < 0 &&
+	       errno == ENOENT;
 	close(fd);
 	return dead;
 }
@@ -711,7 +707,7 @@ void cgtree_rescan(struct cgtree *t)
 {
 	t->overflow = false;
 	t->degraded = false;
-	if (scan(t, t->root, true) == -ENOENT)
+	if (root_dead(t) || scan(t, t->root, true) == -ENOENT)
 		t->lost = true;
 	/* the watch limit is reported again only once it was lifted */
 	if (!t->degraded)
