@@ -5,6 +5,9 @@
 
 #include <linux/cgroup.h>
 #include <linux/kernfs.h>
+#include <net/net_namespace.h>
+#include <net/tcp.h>
+#include <net/inet6_hashtables.h>
 
 /*
  * The name of a cgroup v2 directory.  cgroup v2 refuses rename(2), so the
@@ -13,11 +16,47 @@
  */
 static inline const char *cg2_cgroup_name(const struct cgroup *cgrp)
 {
-#ifdef CG2_KERNFS_NAME_RCU
+#ifdef CG2_HAVE_KERNFS_NAME_RCU
 	return rcu_dereference(cgrp->kn->name);
 #else
 	return cgrp->kn->name;
 #endif
 }
+
+/*
+ * The TCP listener a segment from @saddr:@sport to @daddr:@dport reaches.
+ * Newer kernels find @net's socket tables themselves; older ones are given
+ * them (the netns's own, or the global ones it points to).
+ */
+static inline struct sock *cg2_listener_v4(struct net *net, __be32 saddr,
+					   __be16 sport, __be32 daddr,
+					   __be16 dport, int dif)
+{
+#ifdef CG2_HAVE_LISTENER_LOOKUP_BY_NET
+	return inet_lookup_listener(net, NULL, 0, saddr, sport, daddr, dport,
+				    dif, 0);
+#else
+	return inet_lookup_listener(net, net->ipv4.tcp_death_row.hashinfo,
+				    NULL, 0, saddr, sport, daddr, dport, dif, 0);
+#endif
+}
+
+#if IS_ENABLED(CONFIG_IPV6)
+static inline struct sock *cg2_listener_v6(struct net *net,
+					   const struct in6_addr *saddr,
+					   __be16 sport,
+					   const struct in6_addr *daddr,
+					   __be16 dport, int dif)
+{
+#ifdef CG2_HAVE_LISTENER_LOOKUP_BY_NET
+	return inet6_lookup_listener(net, NULL, 0, saddr, sport, daddr,
+				     ntohs(dport), dif, 0);
+#else
+	return inet6_lookup_listener(net, net->ipv4.tcp_death_row.hashinfo,
+				     NULL, 0, saddr, sport, daddr,
+				     ntohs(dport), dif, 0);
+#endif
+}
+#endif
 
 #endif /* _XT_CGROUP2_COMPAT_H */
