@@ -37,6 +37,7 @@ bench:
 checkpatch:
 	scripts/checkpatch kmod/xt_cgroup2_main.c kmod/xt_cgroup2_compat.h \
 		kmod/xt_CGROUP2LOG.c kmod/xt_cgroup2_log.h include/uapi/xt_CGROUP2LOG.h \
+		kmod/xt_cgroup2_sock.c kmod/xt_cgroup2_sock.h \
 		lib/cgroup2_pattern.c lib/cgroup2_pattern.h include/uapi/xt_cgroup2.h
 
 # DESTDIR-aware, for packaging: the module goes below $(DESTDIR)/lib/modules.

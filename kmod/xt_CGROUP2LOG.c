@@ -13,19 +13,17 @@
 #include <linux/module.h>
 #include <linux/skbuff.h>
 #include <linux/cgroup.h>
-#include <linux/nsproxy.h>
 #include <linux/string.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter/nf_log.h>
 #include <net/sock.h>
 #include <net/netfilter/nf_log.h>
-#include <net/netfilter/nf_socket.h>
-#include <net/netfilter/ipv6/nf_defrag_ipv6.h>
 
 #include "xt_CGROUP2LOG.h"
 #include "xt_cgroup2_compat.h"
 #include "xt_cgroup2_log.h"
+#include "xt_cgroup2_sock.h"
 
 /* @priv_flags: this rule holds IPv6 defragmentation */
 #define CG2LOG_DEFRAG	1
@@ -78,45 +76,14 @@ cut:
 }
 
 /*
- * The socket a packet belongs to, as the cgroup2 match finds it: the one
- * attached, or in INPUT the receiving one (early demux attaches none on
- * loopback or to a SYN for a listener).  A lookup returns a reference, in
- * @ref.
- */
-static struct sock *cg2log_sock(const struct sk_buff *skb,
-				const struct xt_action_param *par,
-				struct sock **ref)
-{
-	struct sock *sk = skb->sk;
-
-	*ref = NULL;
-	if (sk || xt_hooknum(par) != NF_INET_LOCAL_IN)
-		return sk;
-	switch (xt_family(par)) {
-#if IS_ENABLED(CONFIG_NF_SOCKET_IPV4)
-	case NFPROTO_IPV4:
-		*ref = nf_sk_lookup_slow_v4(xt_net(par), skb, xt_in(par));
-		break;
-#endif
-#if IS_ENABLED(CONFIG_NF_SOCKET_IPV6)
-	case NFPROTO_IPV6:
-		*ref = nf_sk_lookup_slow_v6(xt_net(par), skb, xt_in(par));
-		break;
-#endif
-	}
-	return *ref;
-}
-
-/*
  * Fill @buf (NF_LOG_PREFIXLEN bytes) with the user's prefix, the cgroup
  * path and the id, then a space for syslog lines, which go on with "IN=";
  * nfnetlink_log carries the prefix apart, and ulogd adds its own space.
- * Only full sockets of this netns made by processes have a service's
- * cgroup: request sockets count as their listener; TIME_WAIT and kernel
- * sockets (RSTs, ICMP errors) as no socket.
+ * @sk is the packet's socket as cg2_packet_sock() finds it: NULL for
+ * packets of no process (forwarded, kernel sockets, TIME_WAIT).
  */
 static void cg2log_prefix(char *buf, const struct xt_cgroup2log_info *info,
-			  struct sock *sk, const struct net *net)
+			  struct sock *sk)
 {
 	char path[NF_LOG_PREFIXLEN], id[24];
 	const char *prefix = info->prefix;
@@ -125,13 +92,10 @@ static void cg2log_prefix(char *buf, const struct xt_cgroup2log_info *info,
 	struct cgroup *cgrp;
 	size_t room;
 
-	sk = sk_to_full_sk(sk);
-	if (!sk || !sk_fullsock(sk) || sk->sk_kern_sock ||
-	    !net_eq(net, sock_net(sk)))
+	if (!sk)
 		goto none;
 	cgrp = sock_cgroup_ptr(&sk->sk_cgrp_data);
-	if (cgrp->level < root_level ||
-	    cgroup_id(cgroup_ancestor(cgrp, root_level)) != info->root_id)
+	if (!cg2_cgroup_in_ns(cgrp, info->root_id, root_level))
 		goto none;
 
 	snprintf(id, sizeof(id), "%llu", (unsigned long long)cgroup_id(cgrp));
@@ -155,8 +119,8 @@ cg2log_tg(struct sk_buff *skb, const struct xt_action_param *par)
 	struct nf_loginfo li = {};
 	struct sock *sk, *ref;
 
-	sk = cg2log_sock(skb, par, &ref);
-	cg2log_prefix(prefix, info, sk, xt_net(par));
+	sk = cg2_packet_sock(skb, par, &ref);
+	cg2log_prefix(prefix, info, sk);
 	if (ref)
 		sock_gen_put(ref);
 
@@ -233,8 +197,8 @@ static u8 cg2log_type(const struct xt_cgroup2log_info *info)
 static int cg2log_tg_check(const struct xt_tgchk_param *par)
 {
 	struct xt_cgroup2log_info *info = par->targinfo;
-	struct cgroup *root;
-	int ret;
+	int ret, root_level;
+	u64 root_id;
 
 	if (par->family != NFPROTO_IPV4 && par->family != NFPROTO_IPV6) {
 		pr_info_ratelimited("CGROUP2LOG: only for IPv4 and IPv6\n");
@@ -259,27 +223,20 @@ static int cg2log_tg_check(const struct xt_tgchk_param *par)
 				    "nfnetlink_log" : "syslog");
 		return ret;
 	}
-	/*
-	 * The INPUT socket lookup needs IPv6 fragments reassembled, as the
-	 * match's does.  An nft rule in a non-base chain has no hook_mask yet.
-	 */
-	info->priv_flags = 0;
-	if (par->family == NFPROTO_IPV6 &&
-	    (!par->hook_mask || par->hook_mask & BIT(NF_INET_LOCAL_IN))) {
-		ret = nf_defrag_ipv6_enable(par->net);
-		if (ret) {
-			nf_logger_put(par->family, cg2log_type(info));
-			return ret;
-		}
-		info->priv_flags |= CG2LOG_DEFRAG;
+	/* The INPUT socket lookup needs IPv6 fragments reassembled. */
+	ret = cg2_defrag_get(par->net, par->family, par->hook_mask);
+	if (ret < 0) {
+		nf_logger_put(par->family, cg2log_type(info));
+		return ret;
 	}
+	info->priv_flags = ret ? CG2LOG_DEFRAG : 0;
 	/*
 	 * Paths are relative to the inserter's cgroup namespace, as the
 	 * match's patterns.  Keep the root's id, not a reference.
 	 */
-	root = current->nsproxy->cgroup_ns->root_cset->dfl_cgrp;
-	info->root_id = cgroup_id(root);
-	info->root_level = root->level;
+	cg2_current_ns_root(&root_id, &root_level);
+	info->root_id = root_id;
+	info->root_level = root_level;
 	return 0;
 }
 
@@ -288,7 +245,7 @@ static void cg2log_tg_destroy(const struct xt_tgdtor_param *par)
 	const struct xt_cgroup2log_info *info = par->targinfo;
 
 	if (info->priv_flags & CG2LOG_DEFRAG)
-		nf_defrag_ipv6_disable(par->net);
+		cg2_defrag_put(par->net);
 	nf_logger_put(par->family, cg2log_type(info));
 }
 

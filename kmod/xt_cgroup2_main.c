@@ -22,26 +22,18 @@
 #include <linux/slab.h>
 #include <linux/hash.h>
 #include <linux/cgroup.h>
-#include <linux/nsproxy.h>
 #include <linux/string.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/x_tables.h>
 #include <linux/percpu.h>
 #include <linux/moduleparam.h>
-#include <linux/tcp.h>
-#include <linux/ipv6.h>
 #include <net/sock.h>
-#include <net/ip.h>
-#include <net/ipv6.h>
-#include <net/inet_hashtables.h>
-#include <net/inet6_hashtables.h>
-#include <net/netfilter/nf_socket.h>
-#include <net/netfilter/ipv6/nf_defrag_ipv6.h>
 
 #include "xt_cgroup2.h"
 #include "cgroup2_pattern.h"
 #include "xt_cgroup2_compat.h"
 #include "xt_cgroup2_log.h"
+#include "xt_cgroup2_sock.h"
 
 /* 128 verdicts per rule (1 KiB): the hot cgroups of one rule fit easily. */
 #define CG2_CACHE_BITS	7
@@ -116,8 +108,7 @@ static bool cg2_judge(const struct cg2_rule *rule, struct cgroup *cgrp)
 	unsigned int i;
 
 	/* No pattern matches outside the inserter's namespace ("!" then does). */
-	if (cgrp->level < rule->root_level ||
-	    cgroup_id(cgroup_ancestor(cgrp, rule->root_level)) != rule->root_id)
+	if (!cg2_cgroup_in_ns(cgrp, rule->root_id, rule->root_level))
 		return false;
 	path.depth = cgrp->level - rule->root_level;
 	for (i = 0; i < rule->count; i++) {
@@ -145,119 +136,14 @@ static bool cg2_verdict(const struct xt_cgroup2_info *info,
 	return verdict;
 }
 
-/*
- * Early demux attaches no socket on loopback or to a SYN for a listener:
- * look the receiving socket up as xt_socket does.  Returns a reference, to
- * a full, request or TIME_WAIT socket.  IPv6 fragments are reassembled
- * first (cg2_enable_defrag()): the lookup cannot read a later fragment.
- */
-static struct sock *cg2_lookup_input(const struct sk_buff *skb,
-				     const struct xt_action_param *par)
-{
-	switch (xt_family(par)) {
-#if IS_ENABLED(CONFIG_NF_SOCKET_IPV4)
-	case NFPROTO_IPV4:
-		return nf_sk_lookup_slow_v4(xt_net(par), skb, xt_in(par));
-#endif
-#if IS_ENABLED(CONFIG_NF_SOCKET_IPV6)
-	case NFPROTO_IPV6:
-		return nf_sk_lookup_slow_v6(xt_net(par), skb, xt_in(par));
-#endif
-	default:
-		return NULL;
-	}
-}
-
-/*
- * Under syncookies a SYN-ACK leaves without a socket: tcp_make_synack()
- * attaches none, to avoid false sharing during a SYN flood.  Find the
- * listener it answers for as the SYN found it (without the skb, reuseport
- * picks by hash).  Listeners are freed after an RCU grace period and hooks
- * run under RCU: no reference is taken.
- */
-static struct sock *cg2_synack_listener_v4(const struct sk_buff *skb,
-					   struct net *net, int dif)
-{
-	const struct iphdr *iph = ip_hdr(skb);
-	const struct tcphdr *th;
-	struct tcphdr _th;
-
-	if (iph->protocol != IPPROTO_TCP || ip_is_fragment(iph))
-		return NULL;
-	th = skb_header_pointer(skb, ip_hdrlen(skb), sizeof(_th), &_th);
-	if (!th || !th->syn || !th->ack)
-		return NULL;
-	return cg2_listener_v4(net, iph->daddr, th->dest, iph->saddr,
-			       th->source, dif);
-}
-
-#if IS_ENABLED(CONFIG_IPV6)
-static struct sock *cg2_synack_listener_v6(const struct sk_buff *skb,
-					   struct net *net, int dif)
-{
-	const struct ipv6hdr *ip6h = ipv6_hdr(skb);
-	const struct tcphdr *th;
-	unsigned int thoff = 0;
-	struct tcphdr _th;
-
-	if (ipv6_find_hdr(skb, &thoff, IPPROTO_TCP, NULL, NULL) != IPPROTO_TCP)
-		return NULL;
-	th = skb_header_pointer(skb, thoff, sizeof(_th), &_th);
-	if (!th || !th->syn || !th->ack)
-		return NULL;
-	return cg2_listener_v6(net, &ip6h->daddr, th->dest, &ip6h->saddr,
-			       th->source, dif);
-}
-#endif
-
-/* Only in OUTPUT: a packet without a socket in POSTROUTING may be forwarded. */
-static struct sock *cg2_synack_listener(const struct sk_buff *skb,
-					const struct xt_action_param *par)
-{
-	int dif = xt_out(par) ? xt_out(par)->ifindex : 0;
-
-	switch (xt_family(par)) {
-	case NFPROTO_IPV4:
-		return cg2_synack_listener_v4(skb, xt_net(par), dif);
-#if IS_ENABLED(CONFIG_IPV6)
-	case NFPROTO_IPV6:
-		return cg2_synack_listener_v6(skb, xt_net(par), dif);
-#endif
-	default:
-		return NULL;
-	}
-}
-
-/*
- * Only full sockets of this netns that processes made carry a service's
- * cgroup.  TIME_WAIT sockets have none; kernel sockets (the control
- * sockets that send RSTs, ICMP errors, neighbour discovery and MLD, and
- * those of in-kernel users such as tunnels) are nobody's service.  Their
- * packets are treated as packets without a socket.
- */
-static bool cg2_service_sock(const struct sock *sk, const struct net *net)
-{
-	return sk_fullsock(sk) && !sk->sk_kern_sock && net_eq(net, sock_net(sk));
-}
-
 static bool cgroup2_mt(const struct sk_buff *skb, struct xt_action_param *par)
 {
 	const struct xt_cgroup2_info *info = par->matchinfo;
-	struct sock *sk = skb->sk, *ref = NULL;
+	struct sock *ref, *sk = cg2_packet_sock(skb, par, &ref);
 	bool matched = false;
 
-	if (!sk && xt_hooknum(par) == NF_INET_LOCAL_IN) {
-		ref = cg2_lookup_input(skb, par);
-		sk = ref;
-	} else if (!sk && xt_hooknum(par) == NF_INET_LOCAL_OUT) {
-		sk = cg2_synack_listener(skb, par);
-	}
-
-	/* A request socket (SYN-ACK, the handshake's ACK) is its listener's. */
-	sk = sk_to_full_sk(sk);
-
-	/* Otherwise no match, even when inverted: the socket is no service's. */
-	if (sk && cg2_service_sock(sk, xt_net(par)))
+	/* No service's socket: no match, even when inverted. */
+	if (sk)
 		matched = cg2_verdict(info, info->priv,
 				      sock_cgroup_ptr(&sk->sk_cgrp_data));
 
@@ -362,40 +248,9 @@ static struct cg2_rule *cg2_rule_compile(const struct xt_cgroup2_info *info)
 	return rule;
 }
 
-#if !IS_ENABLED(CONFIG_NF_DEFRAG_IPV6)
-#error "xt_cgroup2 needs a kernel with CONFIG_NF_DEFRAG_IPV6"
-#endif
-
-/*
- * IPv6's LOCAL_IN runs before reassembly, and a socket lookup on a later
- * fragment reads its payload as ports: have IPv6 fragments reassembled
- * before INPUT while a rule may see them, as xt_socket does.  IPv4
- * reassembles before LOCAL_IN anyway.  An nft rule in a non-base chain has
- * no hook_mask yet: it may be reached from INPUT.
- */
-static int cg2_enable_defrag(const struct xt_mtchk_param *par,
-			     struct cg2_rule *rule)
-{
-	int ret;
-
-	if (par->family != NFPROTO_IPV6 ||
-	    (par->hook_mask && !(par->hook_mask & BIT(NF_INET_LOCAL_IN))))
-		return 0;
-	ret = nf_defrag_ipv6_enable(par->net);
-	rule->defrag = !ret;
-	return ret;
-}
-
-static void cg2_disable_defrag(struct net *net, const struct cg2_rule *rule)
-{
-	if (rule->defrag)
-		nf_defrag_ipv6_disable(net);
-}
-
 static int cgroup2_mt_check(const struct xt_mtchk_param *par)
 {
 	struct xt_cgroup2_info *info = par->matchinfo;
-	struct cgroup *root;
 	struct cg2_rule *rule;
 	int ret;
 
@@ -416,25 +271,26 @@ static int cgroup2_mt_check(const struct xt_mtchk_param *par)
 	 * -m cgroup.  Keep the root's id, not a reference: a rule must not
 	 * pin cgroups.
 	 */
-	root = current->nsproxy->cgroup_ns->root_cset->dfl_cgrp;
-	rule->root_id = cgroup_id(root);
-	rule->root_level = root->level;
+	cg2_current_ns_root(&rule->root_id, &rule->root_level);
 	rule->invert = info->flags & XT_CGROUP2_INVERT;
 	/* Last: nothing may fail after it (destroy is not called then). */
-	ret = cg2_enable_defrag(par, rule);
-	if (ret) {
+	ret = cg2_defrag_get(par->net, par->family, par->hook_mask);
+	if (ret < 0) {
 		kfree(rule);
 		return ret;
 	}
+	rule->defrag = ret;
 	info->priv = rule;
 	return 0;
 }
 
 static void cgroup2_mt_destroy(const struct xt_mtdtor_param *par)
 {
-	struct xt_cgroup2_info *info = par->matchinfo;
+	const struct xt_cgroup2_info *info = par->matchinfo;
+	const struct cg2_rule *rule = info->priv;
 
-	cg2_disable_defrag(par->net, info->priv);
+	if (rule->defrag)
+		cg2_defrag_put(par->net);
 	kfree(info->priv);
 }
 

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Which socket a packet belongs to, for the cgroup2 match and the
+ * CGROUP2LOG target alike (see xt_cgroup2_sock.h).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+#include <linux/skbuff.h>
+#include <linux/cgroup.h>
+#include <linux/nsproxy.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/x_tables.h>
+#include <linux/tcp.h>
+#include <linux/ipv6.h>
+#include <net/sock.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/inet_hashtables.h>
+#include <net/inet6_hashtables.h>
+#include <net/netfilter/nf_socket.h>
+#include <net/netfilter/ipv6/nf_defrag_ipv6.h>
+
+#include "xt_cgroup2_compat.h"
+#include "xt_cgroup2_sock.h"
+
+#if !IS_ENABLED(CONFIG_NF_DEFRAG_IPV6)
+#error "xt_cgroup2 needs a kernel with CONFIG_NF_DEFRAG_IPV6"
+#endif
+
+/*
+ * Early demux attaches no socket on loopback or to a SYN for a listener:
+ * look the receiving socket up as xt_socket does.  Returns a reference, to
+ * a full, request or TIME_WAIT socket.  IPv6 fragments are reassembled
+ * first (cg2_defrag_get()): the lookup cannot read a later fragment.
+ */
+static struct sock *cg2_lookup_input(const struct sk_buff *skb,
+				     const struct xt_action_param *par)
+{
+	switch (xt_family(par)) {
+#if IS_ENABLED(CONFIG_NF_SOCKET_IPV4)
+	case NFPROTO_IPV4:
+		return nf_sk_lookup_slow_v4(xt_net(par), skb, xt_in(par));
+#endif
+#if IS_ENABLED(CONFIG_NF_SOCKET_IPV6)
+	case NFPROTO_IPV6:
+		return nf_sk_lookup_slow_v6(xt_net(par), skb, xt_in(par));
+#endif
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * Under syncookies a SYN-ACK leaves without a socket: tcp_make_synack()
+ * attaches none, to avoid false sharing during a SYN flood.  Find the
+ * listener it answers for as the SYN found it (without the skb, reuseport
+ * picks by hash).  Listeners are freed after an RCU grace period and hooks
+ * run under RCU: no reference is taken.
+ */
+static struct sock *cg2_synack_listener_v4(const struct sk_buff *skb,
+					   struct net *net, int dif)
+{
+	const struct iphdr *iph = ip_hdr(skb);
+	const struct tcphdr *th;
+	struct tcphdr _th;
+
+	if (iph->protocol != IPPROTO_TCP || ip_is_fragment(iph))
+		return NULL;
+	th = skb_header_pointer(skb, ip_hdrlen(skb), sizeof(_th), &_th);
+	if (!th || !th->syn || !th->ack)
+		return NULL;
+	return cg2_listener_v4(net, iph->daddr, th->dest, iph->saddr,
+			       th->source, dif);
+}
+
+#if IS_ENABLED(CONFIG_IPV6)
+static struct sock *cg2_synack_listener_v6(const struct sk_buff *skb,
+					   struct net *net, int dif)
+{
+	const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+	const struct tcphdr *th;
+	unsigned int thoff = 0;
+	struct tcphdr _th;
+
+	if (ipv6_find_hdr(skb, &thoff, IPPROTO_TCP, NULL, NULL) != IPPROTO_TCP)
+		return NULL;
+	th = skb_header_pointer(skb, thoff, sizeof(_th), &_th);
+	if (!th || !th->syn || !th->ack)
+		return NULL;
+	return cg2_listener_v6(net, &ip6h->daddr, th->dest, &ip6h->saddr,
+			       th->source, dif);
+}
+#endif
+
+/* Only in OUTPUT: a packet without a socket in POSTROUTING may be forwarded. */
+static struct sock *cg2_synack_listener(const struct sk_buff *skb,
+					const struct xt_action_param *par)
+{
+	int dif = xt_out(par) ? xt_out(par)->ifindex : 0;
+
+	switch (xt_family(par)) {
+	case NFPROTO_IPV4:
+		return cg2_synack_listener_v4(skb, xt_net(par), dif);
+#if IS_ENABLED(CONFIG_IPV6)
+	case NFPROTO_IPV6:
+		return cg2_synack_listener_v6(skb, xt_net(par), dif);
+#endif
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * Only full sockets of this netns that processes made carry a service's
+ * cgroup.  TIME_WAIT sockets have none; kernel sockets (the control
+ * sockets that send RSTs, ICMP errors, neighbour discovery and MLD, and
+ * those of in-kernel users such as tunnels) are nobody's service.  Their
+ * packets are treated as packets without a socket.
+ */
+static bool cg2_service_sock(const struct sock *sk, const struct net *net)
+{
+	return sk_fullsock(sk) && !sk->sk_kern_sock && net_eq(net, sock_net(sk));
+}
+
+struct sock *cg2_packet_sock(const struct sk_buff *skb,
+			     const struct xt_action_param *par,
+			     struct sock **ref)
+{
+	struct sock *sk = skb->sk;
+
+	*ref = NULL;
+	if (!sk && xt_hooknum(par) == NF_INET_LOCAL_IN) {
+		*ref = cg2_lookup_input(skb, par);
+		sk = *ref;
+	} else if (!sk && xt_hooknum(par) == NF_INET_LOCAL_OUT) {
+		sk = cg2_synack_listener(skb, par);
+	}
+
+	/* A request socket (SYN-ACK, the handshake's ACK) is its listener's. */
+	sk = sk_to_full_sk(sk);
+	return sk && cg2_service_sock(sk, xt_net(par)) ? sk : NULL;
+}
+
+void cg2_current_ns_root(u64 *id, int *level)
+{
+	struct cgroup *root = current->nsproxy->cgroup_ns->root_cset->dfl_cgrp;
+
+	*id = cgroup_id(root);
+	*level = root->level;
+}
+
+bool cg2_cgroup_in_ns(struct cgroup *cgrp, u64 root_id, int root_level)
+{
+	return cgrp->level >= root_level &&
+	       cgroup_id(cgroup_ancestor(cgrp, root_level)) == root_id;
+}
+
+/*
+ * IPv6's LOCAL_IN runs before reassembly, and a socket lookup on a later
+ * fragment reads its payload as ports: have IPv6 fragments reassembled
+ * before INPUT while a rule may see them, as xt_socket does.  IPv4
+ * reassembles before LOCAL_IN anyway.  An nft rule in a non-base chain has
+ * no hook_mask yet: it may be reached from INPUT.
+ */
+int cg2_defrag_get(struct net *net, u8 family, unsigned int hook_mask)
+{
+	int ret;
+
+	if (family != NFPROTO_IPV6 ||
+	    (hook_mask && !(hook_mask & BIT(NF_INET_LOCAL_IN))))
+		return 0;
+	ret = nf_defrag_ipv6_enable(net);
+	return ret ? ret : 1;
+}
+
+void cg2_defrag_put(struct net *net)
+{
+	nf_defrag_ipv6_disable(net);
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the cgroup2 match and the CGROUP2LOG target share: the socket, and
+ * so the cgroup, a packet is judged by, and the cgroup namespace root that
+ * rules are relative to.
+ */
+#ifndef _XT_CGROUP2_SOCK_H
+#define _XT_CGROUP2_SOCK_H
+
+#include <linux/cgroup.h>
+#include <linux/skbuff.h>
+#include <linux/netfilter/x_tables.h>
+
+/*
+ * The socket of a process that @skb belongs to, or NULL: request sockets
+ * count as their listener; TIME_WAIT, kernel and other-netns sockets as no
+ * socket.  A socket looked up here comes with a reference in *@ref (else
+ * NULL), to drop with sock_gen_put() once done.
+ */
+struct sock *cg2_packet_sock(const struct sk_buff *skb,
+			     const struct xt_action_param *par,
+			     struct sock **ref);
+
+/* The cgroup namespace root of the task inserting a rule. */
+void cg2_current_ns_root(u64 *id, int *level);
+
+/* Is @cgrp at or below the namespace root @root_id at @root_level? */
+bool cg2_cgroup_in_ns(struct cgroup *cgrp, u64 root_id, int root_level);
+
+/*
+ * IPv6 rules that INPUT may reach hold nf_defrag_ipv6 for @net: returns 1
+ * when taken (release with cg2_defrag_put()), 0 when not needed, or an
+ * error.
+ */
+int cg2_defrag_get(struct net *net, u8 family, unsigned int hook_mask);
+void cg2_defrag_put(struct net *net);
+
+#endif /* _XT_CGROUP2_SOCK_H */
