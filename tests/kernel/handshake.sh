@@ -18,13 +18,15 @@ ip addr add fd00::1/64 dev veth0 nodad && ip -n peer addr add fd00::2/64 dev eth
 	fail "IPv6 addresses"
 N=20
 
-# Here: serving on 8080, only srv.service; connecting out to 8081, only
-# srv.service; serving on 8082 with an INPUT allow-list alone (so that the
-# client's ACK and data reach INPUT even where the SYN-ACK would not pass
-# OUTPUT).
+# Here: serving on 8080-8099, only srv.service; connecting out to
+# 8120-8139, only srv.service; serving on 8100-8119 with an INPUT
+# allow-list alone (so that the client's ACK and data reach INPUT even
+# where the SYN-ACK would not pass OUTPUT).  Each round has ports of its
+# own: a client port that meets a server-side TIME_WAIT connection of an
+# earlier round is not judged by the listener (see timewait.sh).
 for ipt in iptables-legacy ip6tables-legacy; do
-	for r in "INPUT --dport 8080" "OUTPUT --sport 8080" "OUTPUT --dport 8081" "INPUT --sport 8081" \
-		"INPUT --dport 8082"; do
+	for r in "INPUT --dport 8080:8099" "OUTPUT --sport 8080:8099" "OUTPUT --dport 8120:8139" \
+		"INPUT --sport 8120:8139" "INPUT --dport 8100:8119"; do
 		set -- $r
 		$ipt -w -A $1 -p tcp $2 $3 -m cgroup2 --path srv.service -j ACCEPT &&
 			$ipt -w -A $1 -p tcp $2 $3 -m comment --comment "drop-$1-$3" -j DROP ||
@@ -68,16 +70,19 @@ syncookies_sent() {
 			       else print $f["SyncookiesSent"] }' /proc/net/netstat
 }
 
-# round COOKIES DEMUX FAMILY ADDR PEERADDR
+# round COOKIES DEMUX FAMILY ADDR PEERADDR: round number $rounds.
+rounds=0
 round() {
 	local c=$1 d=$2 fam=$3 addr=$4 paddr=$5 tag="syncookies=$1 early_demux=$2 $3" got
+	local srv=$((8080 + rounds)) inp=$((8100 + rounds)) out=$((8120 + rounds))
+	rounds=$((rounds + 1))
 	sysctl -qw net.ipv4.tcp_syncookies=$c net.ipv4.ip_early_demux=$d \
 		net.ipv4.tcp_early_demux=$d || fail "$tag: sysctl"
 	in_ns peer sysctl -qw net.ipv4.tcp_syncookies=$c || fail "$tag: peer sysctl"
 
 	cookies=$(syncookies_sent)
-	bg_listen srv --cgroup srv.service listen $fam $addr 8080 --count $N --timeout 30000
-	got=$(clients $N 20000 in_ns peer cg2net connect $fam $addr 8080)
+	bg_listen srv --cgroup srv.service listen $fam $addr $srv --count $N --timeout 30000
+	got=$(clients $N 20000 in_ns peer cg2net connect $fam $addr $srv)
 	expect "$tag: $N clients reach the srv.service listener" "$N" "$got"
 	if ((c == 2)); then
 		cookies=$(($(syncookies_sent) - cookies))
@@ -87,25 +92,25 @@ round() {
 	[[ $got == "$N" ]] || echo "  drops: $(drops)"
 	stop srv
 
-	bg_listen in --cgroup srv.service listen $fam $addr 8082 --count $N --timeout 30000
-	got=$(clients $N 20000 in_ns peer cg2net connect $fam $addr 8082)
+	bg_listen in --cgroup srv.service listen $fam $addr $inp --count $N --timeout 30000
+	got=$(clients $N 20000 in_ns peer cg2net connect $fam $addr $inp)
 	expect "$tag: INPUT allow-list alone: $N clients reach srv.service" "$N" "$got"
 	[[ $got == "$N" ]] || echo "  drops: $(drops)"
 	stop in
 
-	bg_listen out nsenter --net=/run/netns/peer -- listen $fam $paddr 8081 --count $N --timeout 30000
-	got=$(clients $N 20000 cg2net --cgroup srv.service connect $fam $paddr 8081)
+	bg_listen out nsenter --net=/run/netns/peer -- listen $fam $paddr $out --count $N --timeout 30000
+	got=$(clients $N 20000 cg2net --cgroup srv.service connect $fam $paddr $out)
 	expect "$tag: srv.service connects out $N times" "$N" "$got"
 	[[ $got == "$N" ]] || echo "  drops: $(drops)"
 	stop out
 
-	bg_listen other --cgroup other.service listen $fam $addr 8080 --count 3 --timeout 30000
+	bg_listen other --cgroup other.service listen $fam $addr $srv --count 3 --timeout 30000
 	expect "$tag: other.service's listener stays unreachable" 0 \
-		"$(clients 3 1500 in_ns peer cg2net connect $fam $addr 8080)"
+		"$(clients 3 1500 in_ns peer cg2net connect $fam $addr $srv)"
 	stop other
-	bg_listen out nsenter --net=/run/netns/peer -- listen $fam $paddr 8081 --count 3 --timeout 30000
+	bg_listen out nsenter --net=/run/netns/peer -- listen $fam $paddr $out --count 3 --timeout 30000
 	expect "$tag: other.service cannot connect out" 0 \
-		"$(clients 3 1500 cg2net --cgroup other.service connect $fam $paddr 8081)"
+		"$(clients 3 1500 cg2net --cgroup other.service connect $fam $paddr $out)"
 	stop out
 }
 
