@@ -81,7 +81,7 @@ static const char *cg2_end(const struct xt_cgroup2_info *info)
 static void cgroup2_help(void)
 {
 	printf(
-"cgroup2 match options:\n"
+"cgroup2 match options (xt_cgroup2 " XT_CGROUP2_VERSION "):\n"
 "[!] --path PATTERN    match sockets in a cgroup matching PATTERN, or below\n"
 "                      it; repeat --path to match any of several patterns;\n"
 "                      a single \"!\" before the first --path inverts them all\n"

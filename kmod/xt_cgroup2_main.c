@@ -332,5 +332,6 @@ module_exit(cgroup2_mt_exit);
 MODULE_AUTHOR("xt_cgroup2 developers");
 MODULE_DESCRIPTION("Xtables: match by cgroup v2 path pattern, late-bound");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(XT_CGROUP2_VERSION);
 MODULE_ALIAS("ipt_cgroup2");
 MODULE_ALIAS("ip6t_cgroup2");
