@@ -43,15 +43,41 @@ checkpatch:
 # DESTDIR-aware, for packaging: the module goes below $(DESTDIR)/lib/modules.
 # Distribution headers carry no signing key: sign only where one exists.
 SIGN := $(if $(wildcard $(KDIR)/certs/signing_key.pem),,CONFIG_MODULE_SIG_ALL=)
+KVER = $(notdir $(patsubst %/build,%,$(KDIR)))
+# The unit goes where this systemd looks for packaged units.
+UNITDIR ?= $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
+INSTALL_DIRS = DESTDIR=$(DESTDIR) prefix=$(PREFIX) unitdir=$(UNITDIR)
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates \
-		$(SIGN) modules_install
-	$(if $(DESTDIR),,depmod -a $(notdir $(patsubst %/build,%,$(KDIR))))
-	$(MAKE) -C iptables-ext install DESTDIR=$(DESTDIR)
-	$(MAKE) -C nft-support install DESTDIR=$(DESTDIR) prefix=$(PREFIX)
+		$(SIGN) DEPMOD=true modules_install
+	$(if $(DESTDIR),,depmod -a $(KVER))
+	$(MAKE) -C iptables-ext install $(INSTALL_DIRS)
+	$(MAKE) -C nft-support install $(INSTALL_DIRS)
+
+# Removes what install put there, except nft-cgroupd.conf (the admin's).
+uninstall:
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/updates/kmod/xt_cgroup2.ko
+	$(if $(DESTDIR),,depmod -a $(KVER))
+	$(MAKE) -C iptables-ext uninstall $(INSTALL_DIRS)
+	$(MAKE) -C nft-support uninstall $(INSTALL_DIRS)
+
+# The module's source as DKMS wants it, in /usr/src/xt_cgroup2-VERSION
+# (also what the xt-cgroup2-dkms package ships).
+VERSION := $(shell cat VERSION)
+DKMS_DIR = $(DESTDIR)/usr/src/xt_cgroup2-$(VERSION)
+DKMS_FILES = Kbuild dkms.conf VERSION kmod/Kbuild \
+	$(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h kmod/probes/*.c)) \
+	lib/cgroup2_pattern.c lib/cgroup2_pattern.h $(wildcard include/uapi/*.h)
+install-dkms-source:
+	for f in $(DKMS_FILES); do install -D -m 0644 $$f $(DKMS_DIR)/$$f || exit 1; done
+
+# Debian packages of the committed tree (HEAD) in build/deb.
+deb:
+	scripts/make-deb
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean || true
 	@for d in $(SUBDIRS); do $(MAKE) -C $$d clean; done
 
-.PHONY: all modules userspace deps check demo bench checkpatch install clean
+.PHONY: all modules userspace deps check demo bench checkpatch install clean \
+	uninstall install-dkms-source deb
