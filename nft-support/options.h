@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/* The command line. */
+#ifndef NFTCG_OPTIONS_H
+#define NFTCG_OPTIONS_H
+
+#include <stdbool.h>
+
+enum nftcg_mode {
+	MODE_DAEMON,	/* follow the tree until stopped */
+	MODE_ONCE,	/* --once: sync once, failures are the status */
+	MODE_LIST,	/* --list F:T:S */
+};
+
+struct options {
+	enum nftcg_mode mode;
+	const char *config_file;
+	const char *cgroup_root;	/* NULL: find the cgroup2 mount */
+	const char *list_spec;		/* --list's argument */
+	char **args;			/* bindings from the command line */
+	int nargs;
+	double retry_interval;
+	double rescan_interval;	/* while degraded, or without nf_tables events */
+};
+
+/*
+ * Fill @o from the command line.  Returns -1 to go on, or the exit status
+ * when there is nothing more to do (--help, --version, an error: printed).
+ */
+int options_parse(struct options *o, int argc, char **argv);
+
+#endif
