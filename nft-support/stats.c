@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+#include <inttypes.h>
+#include <limits.h>
+#include <string.h>
+
+#include "stats.h"
+#include "textesc.h"
+
+static bool wanted(const struct acct *a, const char *only)
+{
+	return !only || !strcmp(a->name, only);
+}
+
+static void table_row(FILE *f, const struct acct *a,
+		      const struct acct_path *e)
+{
+	struct acct_ctr t = acct_total(e);
+	char id[24] = "-";
+
+	if (e->live_id)
+		snprintf(id, sizeof(id), "%" PRIu64, e->live_id);
+	fprintf(f, "%-24s %-20s %12" PRIu64 " %14" PRIu64 " %8" PRIu64 "  /%s\n",
+		a->name, id, t.packets, t.bytes, e->restarts, e->path);
+}
+
+static void print_table(FILE *f, const struct acct_store *s, const char *only)
+{
+	size_t i, j;
+
+	fprintf(f, "%-24s %-20s %12s %14s %8s  %s\n", "SET", "ID", "PACKETS",
+		"BYTES", "RESTARTS", "PATH");
+	for (i = 0; i < s->n; i++)
+		if (wanted(s->v[i], only))
+			for (j = 0; j < s->v[i]->n; j++)
+				table_row(f, s->v[i], &s->v[i]->p[j]);
+}
+
+static void json_row(FILE *f, const struct acct *a, const struct acct_path *e)
+{
+	struct acct_ctr t = acct_total(e);
+	char path[PATH_MAX + 2];
+
+	fputs("{\"set\":", f);
+	put_json_string(f, a->name);
+	fputs(",\"path\":", f);
+	snprintf(path, sizeof(path), "/%s", e->path);
+	put_json_string(f, path);
+	fputs(",\"id\":", f);
+	if (e->live_id)
+		fprintf(f, "%" PRIu64, e->live_id);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"packets\":%" PRIu64 ",\"bytes\":%" PRIu64
+		",\"restarts\":%" PRIu64 "}", t.packets, t.bytes, e->restarts);
+}
+
+static void print_json(FILE *f, const struct acct_store *s, const char *only)
+{
+	const char *sep = "";
+	size_t i, j;
+
+	fputc('[', f);
+	for (i = 0; i < s->n; i++) {
+		if (!wanted(s->v[i], only))
+			continue;
+		for (j = 0; j < s->v[i]->n; j++) {
+			fputs(sep, f);
+			json_row(f, s->v[i], &s->v[i]->p[j]);
+			sep = ",\n ";
+		}
+	}
+	fputs("]\n", f);
+}
+
+void stats_print(FILE *f, const struct acct_store *s, const char *only,
+		 bool json)
+{
+	if (json)
+		print_json(f, s, only);
+	else
+		print_table(f, s, only);
+}
