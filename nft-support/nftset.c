@@ -1,32 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * nf_tables objects as nft-cgroupd uses them: a few lines per request,
+ * each built with libnftnl and sent through nlquery.c's one query function
+ * or one batch object.
+ */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <linux/netfilter.h>
-#include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netlink.h>
-#include <libmnl/libmnl.h>
 #include <libnftnl/common.h>
 #include <libnftnl/set.h>
 #include <libnftnl/table.h>
 #include <libnftnl/rule.h>
 #include <libnftnl/expr.h>
 
+#include "bindings.h"
 #include "log.h"
 #include "nftset.h"
+#include "nlquery.h"
 
 #ifndef NFT_MSG_DESTROYSETELEM
 #define NFT_MSG_DESTROYSETELEM	30	/* Linux 6.3 */
-#endif
-#ifndef NLM_F_CAPPED
-#define NLM_F_CAPPED	0x100
-#endif
-#ifndef NLM_F_ACK_TLVS
-#define NLM_F_ACK_TLVS	0x200
 #endif
 /*
  * Enumerators (so always spelt out here): NFT_SOCKET_CGROUPV2 is missing
@@ -35,228 +32,6 @@
  */
 #define NFT_SOCKET_CGROUPV2_KEY		3
 #define NFTNL_EXPR_SOCKET_LEVEL_ATTR	(NFTNL_EXPR_BASE + 2)
-
-#define RBUF_SIZE	(256 * 1024)
-#define IDS_PER_MSG	1024	/* 20 bytes each: well below the 64 KiB of a nested attribute */
-#define IDS_PER_BATCH	(64 * 1024)	/* about 1.3 MB of messages */
-#define MSG_RESERVE	(32 * 1024)
-#define SNDBUF_SIZE	(8 * 1024 * 1024)
-/* an element: list item nest, key nest, 8-byte value, each with its header */
-#define ID_BYTES	20
-/* nlmsghdr, nfgenmsg, table and set names (NFT_NAME_MAXLEN), list nest */
-#define MSG_OVERHEAD	(16 + 4 + 2 * (4 + 256) + 4 + 64)
-/* the begin and end messages */
-#define BATCH_FRAME	(2 * 32)
-#define ACK_TIMEOUT_MS	5000
-
-/*
- * How many ids fit in one transaction with a send buffer of @sndbuf bytes:
- * netlink refuses a message longer than sk_sndbuf - 32.  An id costs
- * ID_BYTES; each message of IDS_PER_MSG ids adds at most MSG_OVERHEAD.
- */
-static size_t batch_ids(int sndbuf)
-{
-	size_t room = sndbuf - 32 - BATCH_FRAME, k;
-
-	if (room < 2 * MSG_OVERHEAD)
-		return 1;
-	k = (room - MSG_OVERHEAD) * IDS_PER_MSG /
-	    (ID_BYTES * IDS_PER_MSG + MSG_OVERHEAD);
-	return k < 1 ? 1 : k > IDS_PER_BATCH ? IDS_PER_BATCH : k;
-}
-
-int nfs_open(struct nfs *n)
-{
-	int one = 1, size = SNDBUF_SIZE;
-	socklen_t len = sizeof(size);
-	int fd;
-
-	memset(n, 0, sizeof(*n));
-	n->rbuf = malloc(RBUF_SIZE);
-	if (!n->rbuf)
-		return -ENOMEM;
-	n->nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
-	if (!n->nl)
-		return -errno;
-	if (mnl_socket_bind(n->nl, 0, MNL_SOCKET_AUTOPID) < 0)
-		return -errno;
-	n->portid = mnl_socket_get_portid(n->nl);
-	n->seq = time(NULL);
-	fd = mnl_socket_get_fd(n->nl);
-	/* Errors carry only the header back, plus the kernel's message. */
-	mnl_socket_setsockopt(n->nl, NETLINK_CAP_ACK, &one, sizeof(one));
-	mnl_socket_setsockopt(n->nl, NETLINK_EXT_ACK, &one, sizeof(one));
-	/*
-	 * A transaction is one sendmsg(), which netlink refuses beyond the
-	 * send buffer.  Ask for room; without CAP_NET_ADMIN in the initial
-	 * user namespace net.core.wmem_max caps it: page by what we got.
-	 */
-	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)))
-		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
-	if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, &len) || size < 4096)
-		size = 4096;
-	n->ids_per_batch = batch_ids(size);
-	dbg("netlink send buffer %d bytes: up to %zu ids per transaction",
-	    size, n->ids_per_batch);
-	return 0;
-}
-
-void nfs_close(struct nfs *n)
-{
-	if (n->nl)
-		mnl_socket_close(n->nl);
-	free(n->buf);
-	free(n->rbuf);
-	memset(n, 0, sizeof(*n));
-}
-
-unsigned int nfs_portid(const struct nfs *n)
-{
-	return n->portid;
-}
-
-static int reserve(struct nfs *n, size_t used, size_t more)
-{
-	size_t cap = n->cap ? n->cap : 64 * 1024;
-	char *b;
-
-	if (used + more <= n->cap)
-		return 0;
-	while (cap < used + more)
-		cap *= 2;
-	b = realloc(n->buf, cap);
-	if (!b)
-		return -ENOMEM;
-	n->buf = b;
-	n->cap = cap;
-	return 0;
-}
-
-/* The error in an NLMSG_ERROR message, and the kernel's text if any. */
-static int ack_error(const struct nlmsghdr *nlh, uint32_t *seq, char *msg,
-		     size_t msglen)
-{
-	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
-	const struct nlattr *attr;
-	size_t off;
-
-	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e))) {
-		*seq = 0;
-		return EBADMSG;
-	}
-	*seq = e->msg.nlmsg_seq;
-	if (msg && msglen)
-		msg[0] = '\0';
-	if (e->error && msg && (nlh->nlmsg_flags & NLM_F_ACK_TLVS)) {
-		off = sizeof(*e);
-		if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-			off += e->msg.nlmsg_len - sizeof(struct nlmsghdr);
-		if (mnl_nlmsg_size(off) <= nlh->nlmsg_len) {
-			mnl_attr_for_each(attr, nlh, off) {
-				if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
-				    !mnl_attr_validate(attr, MNL_TYPE_NUL_STRING))
-					snprintf(msg, msglen, "%s",
-						 mnl_attr_get_str(attr));
-			}
-		}
-	}
-	return -e->error;
-}
-
-static ssize_t recv_wait(struct nfs *n)
-{
-	struct pollfd pfd = { .fd = mnl_socket_get_fd(n->nl), .events = POLLIN };
-	int r;
-
-	do
-		r = poll(&pfd, 1, ACK_TIMEOUT_MS);
-	while (r < 0 && errno == EINTR);
-	if (r < 0)
-		return -errno;
-	if (r == 0)
-		return -ETIMEDOUT;
-	r = mnl_socket_recvfrom(n->nl, n->rbuf, RBUF_SIZE);
-	return r < 0 ? -errno : r;
-}
-
-static void describe(char *err, size_t errlen, const char *what, int error,
-		     const char *kmsg)
-{
-	const char *why;
-
-	switch (error) {
-	case ENOENT:
-		why = "table or set not found";
-		break;
-	case EPERM:
-		why = "operation not permitted (CAP_NET_ADMIN is needed)";
-		break;
-	case ENFILE:
-		why = "the set is full (its size limit is reached)";
-		break;
-	case ETIMEDOUT:
-		why = "no answer from the kernel";
-		break;
-	default:
-		why = strerror(error);
-	}
-	snprintf(err, errlen, "%s: %s%s%s%s", what, why,
-		 kmsg && *kmsg ? " (kernel: " : "", kmsg ? kmsg : "",
-		 kmsg && *kmsg ? ")" : "");
-}
-
-struct query {
-	struct nfs *n;
-	uint32_t seq;
-	int (*cb)(const struct nlmsghdr *nlh, void *data);
-	void *data;
-	char kmsg[256];
-};
-
-/* Send the one request in n->buf and run @q->cb on each answer. */
-static int request(struct query *q, size_t len)
-{
-	struct nfs *n = q->n;
-	bool done = false;
-	ssize_t r;
-
-	if (mnl_socket_sendto(n->nl, n->buf, len) < 0)
-		return -errno;
-	while (!done) {
-		const struct nlmsghdr *nlh;
-		int rem;
-
-		r = recv_wait(n);
-		if (r < 0)
-			return r;
-		nlh = (const struct nlmsghdr *)n->rbuf;
-		for (rem = r; mnl_nlmsg_ok(nlh, rem);
-		     nlh = mnl_nlmsg_next(nlh, &rem)) {
-			uint32_t seq;
-			int e;
-
-			if (nlh->nlmsg_seq != q->seq)
-				continue;	/* a late answer to an old request */
-			if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
-				return -EINTR;
-			if (nlh->nlmsg_type == NLMSG_DONE) {
-				done = true;
-				break;
-			}
-			if (nlh->nlmsg_type == NLMSG_ERROR) {
-				e = ack_error(nlh, &seq, q->kmsg,
-					      sizeof(q->kmsg));
-				if (e)
-					return -e;
-				done = true;
-				break;
-			}
-			if (q->cb && q->cb(nlh, q->data) < 0)
-				return -EBADMSG;
-		}
-	}
-	return 0;
-}
 
 /* A set object naming TABLE and SET, or NULL when out of memory. */
 static struct nftnl_set *set_named(const char *table, const char *set)
@@ -270,6 +45,27 @@ static struct nftnl_set *set_named(const char *table, const char *set)
 	}
 	return s;
 }
+
+/* --- a table --- */
+
+static int table_exists(struct nfs *n, int family, const char *table)
+{
+	struct nftnl_table *t = nftnl_table_alloc();
+	struct nlmsghdr *nlh;
+	char kmsg[256];
+
+	nlh = nfs_request(n, NFT_MSG_GETTABLE, family, NLM_F_ACK);
+	if (!t || !nlh || nftnl_table_set_str(t, NFTNL_TABLE_NAME, table) < 0) {
+		if (t)
+			nftnl_table_free(t);
+		return -ENOMEM;
+	}
+	nftnl_table_nlmsg_build_payload(nlh, t);
+	nftnl_table_free(t);
+	return nfs_query(n, nlh, NULL, NULL, kmsg, sizeof(kmsg));
+}
+
+/* --- a set's type and flags --- */
 
 struct setinfo {
 	bool found;
@@ -295,24 +91,22 @@ static int set_cb(const struct nlmsghdr *nlh, void *data)
 	return 0;
 }
 
-static int table_exists(struct nfs *n, int family, const char *table)
+static int get_set(struct nfs *n, int family, const char *table,
+		   const char *set, struct setinfo *si, char *kmsg,
+		   size_t kmsglen)
 {
-	struct query q = { .n = n };
-	struct nftnl_table *t = nftnl_table_alloc();
+	struct nftnl_set *s = set_named(table, set);
 	struct nlmsghdr *nlh;
 
-	if (!t || reserve(n, 0, MSG_RESERVE) ||
-	    nftnl_table_set_str(t, NFTNL_TABLE_NAME, table) < 0) {
-		if (t)
-			nftnl_table_free(t);
+	nlh = nfs_request(n, NFT_MSG_GETSET, family, NLM_F_ACK);
+	if (!s || !nlh) {
+		if (s)
+			nftnl_set_free(s);
 		return -ENOMEM;
 	}
-	q.seq = ++n->seq;
-	nlh = nftnl_nlmsg_build_hdr(n->buf, NFT_MSG_GETTABLE, family,
-				    NLM_F_ACK, q.seq);
-	nftnl_table_nlmsg_build_payload(nlh, t);
-	nftnl_table_free(t);
-	return request(&q, nlh->nlmsg_len);
+	nftnl_set_nlmsg_build_payload(nlh, s);
+	nftnl_set_free(s);
+	return nfs_query(n, nlh, set_cb, si, kmsg, kmsglen);
 }
 
 /*
@@ -332,71 +126,118 @@ static const struct {
 	{ NFT_SET_EVAL, "the set has flags dynamic: rules change it from the packet path, and the daemon owns its content" },
 };
 
+/* Is what the kernel described a plain set of type cgroupsv2? */
+static int set_usable(const struct setinfo *si, char *err, size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		if (si->flags & refused[i].flags) {
+			snprintf(err, errlen, "%s; it must be a plain set of `type cgroupsv2`",
+				 refused[i].why);
+			return -EINVAL;
+		}
+	}
+	if (si->key_type != NFTCG_TYPE_CGROUPV2 || si->key_len != 8) {
+		snprintf(err, errlen,
+			 "the set has key type %u of %u bytes; it must be `type cgroupsv2` (type %u, 8 bytes)",
+			 si->key_type, si->key_len, NFTCG_TYPE_CGROUPV2);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int nfs_check_set(struct nfs *n, int family, const char *table,
 		  const char *set, char *err, size_t errlen)
 {
 	struct setinfo si = { 0 };
-	size_t i;
-	struct query q = { .n = n, .cb = set_cb, .data = &si };
-	struct nftnl_set *s = set_named(table, set);
-	struct nlmsghdr *nlh;
+	char kmsg[256];
 	int ret;
 
-	if (!s || reserve(n, 0, MSG_RESERVE)) {
-		if (s)
-			nftnl_set_free(s);
-		snprintf(err, errlen, "%s", strerror(ENOMEM));
-		return -ENOMEM;
-	}
-	q.seq = ++n->seq;
-	nlh = nftnl_nlmsg_build_hdr(n->buf, NFT_MSG_GETSET, family,
-				    NLM_F_ACK, q.seq);
-	nftnl_set_nlmsg_build_payload(nlh, s);
-	nftnl_set_free(s);
-	ret = request(&q, nlh->nlmsg_len);
+	ret = get_set(n, family, table, set, &si, kmsg, sizeof(kmsg));
 	if (ret == -ENOENT) {
-		int t = table_exists(n, family, table);
-
-		if (t == -ENOENT)
+		if (table_exists(n, family, table) == -ENOENT)
 			snprintf(err, errlen, "table %s %s not found",
-				 family == NFPROTO_IPV4 ? "ip" :
-				 family == NFPROTO_IPV6 ? "ip6" :
-				 family == NFPROTO_INET ? "inet" :
-				 family == NFPROTO_ARP ? "arp" :
-				 family == NFPROTO_BRIDGE ? "bridge" : "netdev",
-				 table);
+				 family_name(family), table);
 		else
 			snprintf(err, errlen, "set %s not found in table %s",
 				 set, table);
 		return ret;
 	}
 	if (ret) {
-		describe(err, errlen, "looking up the set", -ret, q.kmsg);
+		nfs_describe(err, errlen, "looking up the set", -ret, kmsg);
 		return ret;
 	}
 	if (!si.found) {
 		snprintf(err, errlen, "looking up the set: no answer");
 		return -EPROTO;
 	}
-	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
-		if (si.flags & refused[i].flags) {
-			snprintf(err, errlen, "%s; it must be a plain set of `type cgroupsv2`",
-				 refused[i].why);
-			return -EINVAL;
-		}
-	}
-	if (si.key_type != NFTCG_TYPE_CGROUPV2 || si.key_len != 8) {
-		snprintf(err, errlen,
-			 "the set has key type %u of %u bytes; it must be `type cgroupsv2` (type %u, 8 bytes)",
-			 si.key_type, si.key_len, NFTCG_TYPE_CGROUPV2);
-		return -EINVAL;
-	}
-	return 0;
+	return set_usable(&si, err, errlen);
 }
 
-static int elem_cb(struct nftnl_set_elem *e, void *data)
+/* --- a set's elements --- */
+
+struct elems {
+	nfs_elem_cb fn;
+	void *ctx;
+};
+
+static int elems_cb(const struct nlmsghdr *nlh, void *data)
 {
-	struct idset *out = data;
+	struct elems *el = data;
+	struct nftnl_set *s = nftnl_set_alloc();
+	int ret = -1;
+
+	if (!s)
+		return -1;
+	if (nftnl_set_elems_nlmsg_parse(nlh, s) >= 0)
+		ret = nftnl_set_elem_foreach(s, el->fn, el->ctx);
+	nftnl_set_free(s);
+	return ret;
+}
+
+/* One dump of the elements; -EINTR when the set changed meanwhile. */
+static int dump_elems(struct nfs *n, int family, const char *table,
+		      const char *set, struct elems *el, char *kmsg,
+		      size_t kmsglen)
+{
+	struct nftnl_set *s = set_named(table, set);
+	struct nlmsghdr *nlh;
+
+	nlh = nfs_request(n, NFT_MSG_GETSETELEM, family, NLM_F_DUMP);
+	if (!s || !nlh) {
+		if (s)
+			nftnl_set_free(s);
+		return -ENOMEM;
+	}
+	nftnl_set_elems_nlmsg_build_payload(nlh, s);
+	nftnl_set_free(s);
+	return nfs_query(n, nlh, elems_cb, el, kmsg, kmsglen);
+}
+
+int nfs_read_elems(struct nfs *n, int family, const char *table,
+		   const char *set, nfs_elem_cb fn, nfs_restart_cb restart,
+		   void *ctx, char *err, size_t errlen)
+{
+	struct elems el = { .fn = fn, .ctx = ctx };
+	char kmsg[256] = "";
+	int ret = -EINTR, tries;
+
+	/* A dump interrupted by a change starts over: five times at most. */
+	for (tries = 0; tries < 5 && ret == -EINTR; tries++) {
+		if (restart)
+			restart(ctx);
+		ret = dump_elems(n, family, table, set, &el, kmsg,
+				 sizeof(kmsg));
+	}
+	if (ret)
+		nfs_describe(err, errlen, "reading the set", -ret, kmsg);
+	return ret;
+}
+
+/* The 8-byte key of an element of a cgroupsv2 set; 0 when it has none. */
+uint64_t nfs_elem_id(struct nftnl_set_elem *e)
+{
 	const void *key;
 	uint32_t len = 0;
 	uint64_t id;
@@ -405,53 +246,32 @@ static int elem_cb(struct nftnl_set_elem *e, void *data)
 	if (!key || len != sizeof(id))
 		return 0;
 	memcpy(&id, key, sizeof(id));	/* host byte order, like nft */
-	return idset_add(out, id) < 0 ? -1 : 0;
+	return id;
 }
 
-static int elems_cb(const struct nlmsghdr *nlh, void *data)
+static int id_cb(struct nftnl_set_elem *e, void *data)
 {
-	struct nftnl_set *s = nftnl_set_alloc();
-	int ret = -1;
+	uint64_t id = nfs_elem_id(e);
 
-	if (!s)
-		return -1;
-	if (nftnl_set_elems_nlmsg_parse(nlh, s) >= 0)
-		ret = nftnl_set_elem_foreach(s, elem_cb, data);
-	nftnl_set_free(s);
-	return ret;
+	return id && idset_add(data, id) < 0 ? -1 : 0;
+}
+
+static void ids_restart(void *data)
+{
+	idset_clear(data);
 }
 
 int nfs_read_set(struct nfs *n, int family, const char *table,
 		 const char *set, struct idset *out, char *err, size_t errlen)
 {
-	struct query q = { .n = n, .cb = elems_cb, .data = out };
-	int ret = -EINTR, tries;
-
-	for (tries = 0; tries < 5 && ret == -EINTR; tries++) {
-		struct nftnl_set *s = set_named(table, set);
-		struct nlmsghdr *nlh;
-
-		if (!s || reserve(n, 0, MSG_RESERVE)) {
-			if (s)
-				nftnl_set_free(s);
-			ret = -ENOMEM;
-			break;
-		}
-		idset_clear(out);
-		q.seq = ++n->seq;
-		nlh = nftnl_nlmsg_build_hdr(n->buf, NFT_MSG_GETSETELEM, family,
-					    NLM_F_DUMP, q.seq);
-		nftnl_set_elems_nlmsg_build_payload(nlh, s);
-		nftnl_set_free(s);
-		ret = request(&q, nlh->nlmsg_len);
-	}
-	if (ret)
-		describe(err, errlen, "reading the set", -ret, q.kmsg);
-	return ret;
+	return nfs_read_elems(n, family, table, set, id_cb, ids_restart, out,
+			      err, errlen);
 }
 
-/* Append one NEWSETELEM/DESTROYSETELEM/DELSETELEM message for @ids. */
-static int put_elems(struct nfs *n, size_t *off, int type, uint16_t flags,
+/* --- changing elements: transactions --- */
+
+/* Add one NEWSETELEM/DESTROYSETELEM/DELSETELEM message for @ids to @b. */
+static int put_elems(struct nfs_batch *b, int type, uint16_t flags,
 		     int family, const char *table, const char *set,
 		     const uint64_t *ids, size_t nids)
 {
@@ -473,115 +293,90 @@ static int put_elems(struct nfs *n, size_t *off, int type, uint16_t flags,
 		}
 		nftnl_set_elem_add(s, e);
 	}
-	if (reserve(n, *off, MSG_RESERVE)) {
+	nlh = nfs_batch_msg(b, type, family, flags);
+	if (!nlh) {
 		nftnl_set_free(s);
 		return -ENOMEM;
 	}
-	nlh = nftnl_nlmsg_build_hdr(n->buf + *off, type, family,
-				    flags | NLM_F_ACK, ++n->seq);
 	nftnl_set_elems_nlmsg_build_payload(nlh, s);
 	nftnl_set_free(s);	/* the payload is built: the objects go */
-	*off += NLMSG_ALIGN(nlh->nlmsg_len);
+	nfs_batch_next(b, nlh);
 	return 0;
 }
 
-struct sent {
-	uint32_t first, last;	/* seq range of the acked messages */
-	uint32_t first_del;	/* first seq of a delete message */
-};
-
-static int send_batch(struct nfs *n, int family, const char *table,
-		      const char *set, const uint64_t *add, size_t nadd,
-		      const uint64_t *del, size_t ndel, struct sent *st,
-		      size_t *len)
+/* Messages of at most NFS_IDS_PER_MSG ids each. */
+static int put_all(struct nfs_batch *b, int type, uint16_t flags, int family,
+		   const char *table, const char *set, const uint64_t *ids,
+		   size_t nids)
 {
-	int del_type = n->no_destroy ? NFT_MSG_DELSETELEM :
-				       NFT_MSG_DESTROYSETELEM;
-	size_t off = 0, i, k;
+	size_t i, k;
 	int ret;
 
-	if (reserve(n, 0, MSG_RESERVE))
-		return -ENOMEM;
-	nftnl_batch_begin(n->buf, ++n->seq);
-	off = NLMSG_ALIGN(((struct nlmsghdr *)n->buf)->nlmsg_len);
-	st->first = n->seq + 1;
-	for (i = 0; i < nadd; i += k) {
-		k = nadd - i < IDS_PER_MSG ? nadd - i : IDS_PER_MSG;
-		/* NLM_F_CREATE without NLM_F_EXCL: present ids are fine */
-		ret = put_elems(n, &off, NFT_MSG_NEWSETELEM, NLM_F_CREATE,
-				family, table, set, add + i, k);
+	for (i = 0; i < nids; i += k) {
+		k = nids - i < NFS_IDS_PER_MSG ? nids - i : NFS_IDS_PER_MSG;
+		ret = put_elems(b, type, flags, family, table, set, ids + i, k);
 		if (ret)
 			return ret;
 	}
-	st->first_del = n->seq + 1;
-	for (i = 0; i < ndel; i += k) {
-		k = ndel - i < IDS_PER_MSG ? ndel - i : IDS_PER_MSG;
-		ret = put_elems(n, &off, del_type, 0, family, table, set,
-				del + i, k);
-		if (ret)
-			return ret;
-	}
-	st->last = n->seq;
-	if (reserve(n, off, MSG_RESERVE))
-		return -ENOMEM;
-	nftnl_batch_end(n->buf + off, ++n->seq);
-	off += NLMSG_ALIGN(((struct nlmsghdr *)(n->buf + off))->nlmsg_len);
-	*len = off;
 	return 0;
 }
 
-/*
- * Read one ACK per message of the batch.  The kernel acks every message
- * that has NLM_F_ACK, also when the batch is aborted; the begin message is
- * only answered when the whole batch is refused (e.g. EPERM).
- */
-static int recv_acks(struct nfs *n, const struct sent *st, uint32_t begin,
-		     int *first_err, uint32_t *err_seq, char *kmsg,
-		     size_t kmsglen)
+/* Which part of a batch the kernel refused, for the message. */
+static void refused_part(const struct nfs_batch *b, uint32_t first_del,
+			 size_t nadd, size_t ndel, char *what, size_t size)
 {
-	uint32_t pending = st->last - st->first + 1;
-	char msg[256];
-
-	*first_err = 0;
-	while (pending) {
-		const struct nlmsghdr *nlh;
-		ssize_t r = recv_wait(n);
-		int rem;
-
-		if (r < 0)
-			return r;
-		nlh = (const struct nlmsghdr *)n->rbuf;
-		for (rem = r; mnl_nlmsg_ok(nlh, rem);
-		     nlh = mnl_nlmsg_next(nlh, &rem)) {
-			uint32_t seq;
-			int e;
-
-			if (nlh->nlmsg_type != NLMSG_ERROR)
-				continue;
-			e = ack_error(nlh, &seq, msg, sizeof(msg));
-			if (seq == begin && e) {
-				*first_err = e;
-				*err_seq = seq;
-				snprintf(kmsg, kmsglen, "%s", msg);
-				return 0;
-			}
-			if (seq < st->first || seq > st->last)
-				continue;	/* stale, from an old batch */
-			pending--;
-			if (e && !*first_err) {
-				*first_err = e;
-				*err_seq = seq;
-				snprintf(kmsg, kmsglen, "%s", msg);
-			}
-		}
-	}
-	return 0;
+	if (b->error_seq >= first_del && b->error_seq <= b->last)
+		snprintf(what, size, "deleting %zu ids", ndel);
+	else if (b->error_seq == b->begin_seq)
+		snprintf(what, size, "the batch was refused");
+	else
+		snprintf(what, size, "adding %zu ids", nadd);
 }
 
 static int commit_one(struct nfs *n, int family, const char *table,
 		      const char *set, const uint64_t *add, size_t nadd,
 		      const uint64_t *del, size_t ndel, bool *del_missing,
-		      char *err, size_t errlen);
+		      char *err, size_t errlen)
+{
+	int del_type = n->no_destroy ? NFT_MSG_DELSETELEM :
+				       NFT_MSG_DESTROYSETELEM;
+	struct nfs_batch b;
+	uint32_t first_del;
+	char what[96];
+	int ret;
+
+	*del_missing = false;
+	if (!nadd && !ndel)
+		return 0;
+	ret = nfs_batch_begin(&b, n);
+	/* NLM_F_CREATE without NLM_F_EXCL: present ids are fine */
+	if (!ret)
+		ret = put_all(&b, NFT_MSG_NEWSETELEM, NLM_F_CREATE, family,
+			      table, set, add, nadd);
+	first_del = nfs_batch_next_seq(&b);
+	if (!ret)
+		ret = put_all(&b, del_type, 0, family, table, set, del, ndel);
+	if (ret) {
+		nfs_describe(err, errlen, "building the batch", -ret, NULL);
+		return ret;
+	}
+	ret = nfs_batch_talk(&b);
+	if (ret) {
+		nfs_describe(err, errlen, b.stage, -ret, NULL);
+		return ret;
+	}
+	if (!b.error)
+		return 0;
+	if (n->no_destroy && b.error == ENOENT && b.error_seq >= first_del &&
+	    b.error_seq <= b.last) {
+		*del_missing = true;
+		snprintf(err, errlen, "deleting ids: some were not in the set");
+		return -ENOENT;
+	}
+	refused_part(&b, first_del, nadd, ndel, what, sizeof(what));
+	nfs_describe(err, errlen, what, b.error, b.kmsg);
+	return -b.error;
+}
 
 /*
  * NFT_MSG_DESTROYSETELEM (Linux 6.3) ignores absent ids; older kernels do
@@ -635,53 +430,7 @@ int nfs_commit(struct nfs *n, int family, const char *table, const char *set,
 	return 0;
 }
 
-static int commit_one(struct nfs *n, int family, const char *table,
-		      const char *set, const uint64_t *add, size_t nadd,
-		      const uint64_t *del, size_t ndel, bool *del_missing,
-		      char *err, size_t errlen)
-{
-	char kmsg[256] = "", what[96];
-	struct sent st;
-	uint32_t begin, err_seq = 0;
-	int ret, e;
-	size_t len;
-
-	*del_missing = false;
-	if (!nadd && !ndel)
-		return 0;
-	begin = n->seq + 1;
-	ret = send_batch(n, family, table, set, add, nadd, del, ndel, &st, &len);
-	if (ret) {
-		describe(err, errlen, "building the batch", -ret, NULL);
-		return ret;
-	}
-	if (mnl_socket_sendto(n->nl, n->buf, len) < 0) {
-		ret = -errno;
-		describe(err, errlen, "sending the batch", -ret, NULL);
-		return ret;
-	}
-	ret = recv_acks(n, &st, begin, &e, &err_seq, kmsg, sizeof(kmsg));
-	if (ret) {
-		describe(err, errlen, "waiting for the kernel", -ret, NULL);
-		return ret;
-	}
-	if (!e)
-		return 0;
-	if (err_seq >= st.first_del && err_seq <= st.last) {
-		if (n->no_destroy && e == ENOENT) {
-			*del_missing = true;
-			snprintf(err, errlen, "deleting ids: some were not in the set");
-			return -ENOENT;
-		}
-		snprintf(what, sizeof(what), "deleting %zu ids", ndel);
-	} else if (err_seq == begin) {
-		snprintf(what, sizeof(what), "the batch was refused");
-	} else {
-		snprintf(what, sizeof(what), "adding %zu ids", nadd);
-	}
-	describe(err, errlen, what, e, kmsg);
-	return -e;
-}
+/* --- the levels of the rules that use a set --- */
 
 struct levels {
 	const char *table, *set;
@@ -700,37 +449,22 @@ static void level_add(struct levels *l, unsigned int level)
 		l->v[l->n++] = level;
 }
 
-static int rule_cb(const struct nlmsghdr *nlh, void *data)
+/*
+ * Follow registers through a rule: `socket cgroupv2 level N` loads one,
+ * a lookup in our set reads it.
+ */
+static void rule_levels(struct nftnl_expr_iter *it, struct levels *l)
 {
-	struct levels *l = data;
-	struct nftnl_rule *r = nftnl_rule_alloc();
-	struct nftnl_expr_iter *it;
-	struct nftnl_expr *e;
 	/* level last loaded into each register by socket cgroupv2, or -1 */
 	long reg_level[32];
+	struct nftnl_expr *e;
+	uint32_t reg;
 	size_t i;
 
-	if (!r)
-		return -1;
-	if (nftnl_rule_nlmsg_parse(nlh, r) < 0) {
-		nftnl_rule_free(r);
-		return -1;
-	}
-	if (nftnl_rule_is_set(r, NFTNL_RULE_TABLE) &&
-	    strcmp(nftnl_rule_get_str(r, NFTNL_RULE_TABLE), l->table)) {
-		nftnl_rule_free(r);	/* an old kernel that ignores the filter */
-		return 0;
-	}
-	it = nftnl_expr_iter_create(r);
-	if (!it) {
-		nftnl_rule_free(r);
-		return -1;
-	}
 	for (i = 0; i < 32; i++)
 		reg_level[i] = -1;
 	while ((e = nftnl_expr_iter_next(it))) {
 		const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
-		uint32_t reg;
 
 		if (!strcmp(name, "socket") &&
 		    nftnl_expr_get_u32(e, NFTNL_EXPR_SOCKET_KEY) == NFT_SOCKET_CGROUPV2_KEY) {
@@ -748,6 +482,31 @@ static int rule_cb(const struct nlmsghdr *nlh, void *data)
 				level_add(l, reg_level[reg]);
 		}
 	}
+}
+
+static int rule_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct levels *l = data;
+	struct nftnl_rule *r = nftnl_rule_alloc();
+	struct nftnl_expr_iter *it;
+
+	if (!r)
+		return -1;
+	if (nftnl_rule_nlmsg_parse(nlh, r) < 0) {
+		nftnl_rule_free(r);
+		return -1;
+	}
+	if (nftnl_rule_is_set(r, NFTNL_RULE_TABLE) &&
+	    strcmp(nftnl_rule_get_str(r, NFTNL_RULE_TABLE), l->table)) {
+		nftnl_rule_free(r);	/* an old kernel that ignores the filter */
+		return 0;
+	}
+	it = nftnl_expr_iter_create(r);
+	if (!it) {
+		nftnl_rule_free(r);
+		return -1;
+	}
+	rule_levels(it, l);
 	nftnl_expr_iter_destroy(it);
 	nftnl_rule_free(r);
 	return 0;
@@ -757,22 +516,19 @@ int nfs_rule_levels(struct nfs *n, int family, const char *table,
 		    const char *set, unsigned int *levels, size_t max)
 {
 	struct levels l = { .table = table, .set = set, .v = levels, .max = max };
-	struct query q = { .n = n, .cb = rule_cb, .data = &l };
 	struct nftnl_rule *r = nftnl_rule_alloc();
 	struct nlmsghdr *nlh;
+	char kmsg[256];
 	int ret;
 
-	if (!r || reserve(n, 0, MSG_RESERVE) ||
-	    nftnl_rule_set_str(r, NFTNL_RULE_TABLE, table) < 0) {
+	nlh = nfs_request(n, NFT_MSG_GETRULE, family, NLM_F_DUMP);
+	if (!r || !nlh || nftnl_rule_set_str(r, NFTNL_RULE_TABLE, table) < 0) {
 		if (r)
 			nftnl_rule_free(r);
 		return -ENOMEM;
 	}
-	q.seq = ++n->seq;
-	nlh = nftnl_nlmsg_build_hdr(n->buf, NFT_MSG_GETRULE, family,
-				    NLM_F_DUMP, q.seq);
 	nftnl_rule_nlmsg_build_payload(nlh, r);
 	nftnl_rule_free(r);
-	ret = request(&q, nlh->nlmsg_len);
+	ret = nfs_query(n, nlh, rule_cb, &l, kmsg, sizeof(kmsg));
 	return ret ? ret : (int)l.n;
 }

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
-/* nf_tables sets over netlink: check a set, read its elements, commit changes. */
+/*
+ * nf_tables sets over netlink: check a set, read its elements, commit
+ * changes.  Every request goes through nlquery.h's one query function or
+ * one batch object.
+ */
 #ifndef NFTCG_NFTSET_H
 #define NFTCG_NFTSET_H
 
@@ -13,6 +17,7 @@
 #define NFTCG_TYPE_CGROUPV2	46
 
 struct mnl_socket;
+struct nftnl_set_elem;
 
 struct nfs {
 	struct mnl_socket *nl;
@@ -40,6 +45,20 @@ int nfs_check_set(struct nfs *n, int family, const char *table,
 /* Replace @out with the set's elements. */
 int nfs_read_set(struct nfs *n, int family, const char *table,
 		 const char *set, struct idset *out, char *err, size_t errlen);
+
+/*
+ * Every element of the set, as libnftnl's object: nfs_elem_id() gives its
+ * id; its expressions (a `counter` set's per-element counter) are there
+ * for nftnl_set_elem_expr_foreach().  @fn returns 0, or < 0 to fail the
+ * read.  A dump interrupted by a change is started over: @restart (may be
+ * NULL) is called before each attempt, to drop what the last one gave.
+ */
+typedef int (*nfs_elem_cb)(struct nftnl_set_elem *e, void *ctx);
+typedef void (*nfs_restart_cb)(void *ctx);
+int nfs_read_elems(struct nfs *n, int family, const char *table,
+		   const char *set, nfs_elem_cb fn, nfs_restart_cb restart,
+		   void *ctx, char *err, size_t errlen);
+uint64_t nfs_elem_id(struct nftnl_set_elem *e);
 /*
  * Add @add and delete @del: one transaction (all or nothing), or several
  * when they do not fit in the send buffer.
