@@ -260,6 +260,9 @@ struct nlmsghdr *nfs_request(struct nfs *n, int type, int family,
 {
 	if (reserve(n, 0, MSG_RESERVE))
 		return NULL;
+	/* an ACK (or a dump's DONE) ends every query: nothing waits for more */
+	if (!(flags & NLM_F_DUMP))
+		flags |= NLM_F_ACK;
 	return nftnl_nlmsg_build_hdr(n->buf, type, family, flags, ++n->seq);
 }
 

@@ -32,7 +32,10 @@ struct nlmsghdr;
 /* Called for each answer: 0 to go on, < 0 to fail the query (-EBADMSG). */
 typedef int (*nfs_answer_cb)(const struct nlmsghdr *nlh, void *data);
 
-/* A request header of @type for @family in the nfs buffer; NULL: ENOMEM. */
+/*
+ * A request header of @type for @family in the nfs buffer, NLM_F_ACK added
+ * unless @flags has NLM_F_DUMP (a dump ends with DONE); NULL: ENOMEM.
+ */
 struct nlmsghdr *nfs_request(struct nfs *n, int type, int family,
 			     uint16_t flags);
 /*
