@@ -138,6 +138,8 @@ static int initial_sync(struct daemon *d, const char *root)
 		warn("%s: cannot follow the mount table; an unmount of the cgroup root goes unnoticed",
 		     root);
 	t1 = now();
+	if (d->opt.mode == MODE_CHECK)
+		return 0;	/* a dry run: check.c reads and diffs */
 	/* A failing binding is retried; only --once turns it into the status. */
 	reconcile_all(d, true);
 	info("initial sync: %zu cgroups below %s, %zu sets, scan %.1f ms, total %.1f ms",

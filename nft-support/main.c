@@ -3,6 +3,7 @@
  * nft-cgroupd: keep nftables sets of type cgroupsv2 equal to the ids of the
  * cgroups whose path matches a pattern.
  */
+#include "check.h"
 #include "daemon.h"
 #include "list.h"
 #include "reconcile.h"
@@ -18,9 +19,11 @@ int main(int argc, char **argv)
 	if (d.opt.mode == MODE_LIST)
 		return list_set(d.opt.list_spec);
 	status = daemon_init(&d);
-	if (status)
-		return status;
-	if (d.opt.mode == MODE_ONCE)
+	if (status)	/* for --check, 1 would mean "some set would change" */
+		return d.opt.mode == MODE_CHECK ? CHECK_TROUBLE : status;
+	if (d.opt.mode == MODE_CHECK)
+		status = check_run(&d);
+	else if (d.opt.mode == MODE_ONCE)
 		status = reconcile_any_failed(&d) ? 1 : 0;
 	else
 		status = daemon_loop(&d);

@@ -15,6 +15,7 @@ static const struct option long_opts[] = {
 	{ "config",          required_argument, NULL, 'c' },
 	{ "cgroup-root",     required_argument, NULL, 'r' },
 	{ "once",            no_argument,       NULL, '1' },
+	{ "check",           no_argument,       NULL, 'n' },
 	{ "retry-interval",  required_argument, NULL, 'R' },
 	{ "rescan-interval", required_argument, NULL, 'I' },
 	{ "list",            required_argument, NULL, 'l' },
@@ -35,6 +36,10 @@ static void usage(FILE *f)
 "  -r, --cgroup-root DIR   the cgroup2 directory paths are relative to\n"
 "                          (default: the cgroup2 mount in /proc/self/mountinfo)\n"
 "  -1, --once              sync once and exit (non-zero if a binding failed)\n"
+"  -n, --check             print what a sync would add to and remove from\n"
+"                          each set, change nothing, and exit: 0 when all\n"
+"                          are in sync, 1 when some set would change, 2 when\n"
+"                          some set cannot be read\n"
 "  -R, --retry-interval S  retry failing bindings every S seconds (default 5)\n"
 "  -I, --rescan-interval S while directories lack a watch (or nf_tables events\n"
 "                          are unavailable), rescan and reconcile every S\n"
@@ -78,6 +83,9 @@ static int parse_one(struct options *o, int c)
 	case '1':
 		o->mode = MODE_ONCE;
 		return -1;
+	case 'n':
+		o->mode = MODE_CHECK;
+		return -1;
 	case 'R':
 		return parse_seconds("--retry-interval", optarg,
 				     &o->retry_interval) ? 2 : -1;
@@ -104,7 +112,7 @@ int options_parse(struct options *o, int argc, char **argv)
 	int c, ret;
 
 	*o = (struct options){ .retry_interval = 5, .rescan_interval = 30 };
-	while ((c = getopt_long(argc, argv, "c:r:1R:I:l:vhV", long_opts,
+	while ((c = getopt_long(argc, argv, "c:r:1nR:I:l:vhV", long_opts,
 				NULL)) != -1) {
 		/* --list acts at once, whatever follows it */
 		if (c == 'l') {

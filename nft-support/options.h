@@ -9,6 +9,7 @@ enum nftcg_mode {
 	MODE_DAEMON,	/* follow the tree until stopped */
 	MODE_ONCE,	/* --once: sync once, failures are the status */
 	MODE_LIST,	/* --list F:T:S */
+	MODE_CHECK,	/* --check: print what a sync would change */
 };
 
 struct options {

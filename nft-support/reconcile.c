@@ -386,3 +386,30 @@ bool reconcile_any_failed(const struct daemon *d)
 			return true;
 	return false;
 }
+
+int reconcile_plan(struct daemon *d, struct target *t,
+		   struct reconcile_plan *p, char *msg, size_t msglen)
+{
+	struct idlist add = { 0 }, del = { 0 };
+	int ret;
+
+	t->full = true;		/* diff with what the set holds now */
+	ret = target_check(d, t, msg, msglen);
+	if (!ret)
+		ret = target_diff(d, t, &add, &del, msg, msglen);
+	if (ret) {
+		idlist_free(&add);
+		idlist_free(&del);
+		return ret;
+	}
+	*p = (struct reconcile_plan){ .add = add.v, .nadd = add.n,
+				      .del = del.v, .ndel = del.n };
+	return 0;
+}
+
+void reconcile_plan_free(struct reconcile_plan *p)
+{
+	free(p->add);
+	free(p->del);
+	*p = (struct reconcile_plan){ 0 };
+}

@@ -32,4 +32,18 @@ void reconcile_rules_changed(struct daemon *d);
 /* Did a set fail its last sync? */
 bool reconcile_any_failed(const struct daemon *d);
 
+/* What a sync of one set would commit. */
+struct reconcile_plan {
+	uint64_t *add, *del;
+	size_t nadd, ndel;
+};
+
+/*
+ * Check the set and read it, then diff it with the wanted ids, committing
+ * nothing (--check).  0, or -errno with a sentence in @msg.
+ */
+int reconcile_plan(struct daemon *d, struct target *t,
+		   struct reconcile_plan *p, char *msg, size_t msglen);
+void reconcile_plan_free(struct reconcile_plan *p);
+
 #endif

@@ -3,6 +3,7 @@
 # nft-cgroupd behaviour tests: each in its own network namespace, against a
 # private cgroup2 mount.  Prints PASS/FAIL per check and a summary.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/ops.sh"
 setup
 
 t_once() {
@@ -527,6 +528,6 @@ t_config_errors() {
 		pass "config: missing cgroup root reported" || fail "config: missing cgroup root reported" "rc=$rc $out"
 }
 
-TESTS=${*:-once late deep abyss burst thousand bigsync overflow degraded rootloss sighup missing wrongtype restart external noevents levels systemd config_errors}
+TESTS=${*:-once late deep abyss burst thousand bigsync overflow degraded rootloss sighup missing wrongtype restart external noevents levels systemd config_errors check}
 for t in $TESTS; do "t_$t"; done
 summary
