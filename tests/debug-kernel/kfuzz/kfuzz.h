@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * cg2kfuzz: random and mutated cgroup2 match blobs into the kernel through
- * IPT_SO_SET_REPLACE (IPv4 and IPv6), each refused with the errno the ABI
+ * IPT_SO_SET_REPLACE (IPv4 and IPv6) and nft_compat, each refused with the errno the ABI
  * documents or accepted and then matching, packet by packet, what the
  * userspace engine says.  Shared declarations.
  */
@@ -89,5 +89,13 @@ int kf_table_put(struct kf_table *t, const struct kf_blob *b);
 long long kf_table_count(struct kf_table *t);
 /* Back to policies only. */
 int kf_table_flush(struct kf_table *t);
+
+/* kfuzz_nft.c: the same through nft_compat, in an nftables table "kfuzz". */
+struct kf_nft;
+struct kf_nft *kf_nft_open(int fam);
+void kf_nft_close(struct kf_nft *n);
+int kf_nft_put(struct kf_nft *n, const struct kf_blob *b);
+long long kf_nft_count(struct kf_nft *n);
+int kf_nft_flush(struct kf_nft *n);
 
 #endif

@@ -184,7 +184,7 @@ static void pack_long(struct kf_rng *r, struct xt_cgroup2_info *info)
 
 	for (i = 0; i < n; i++)
 		buf[i] = (i % 40 == 39) ? '/' :
-			 kf_below(r, 64) ? "fzab"[kf_below(r, 4)] : '*';
+			 kf_below(r, 512) ? "fzab"[kf_below(r, 4)] : '*';
 	pack(info, buf, n);
 }
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cg2kfuzz [--seed N] [--blobs N] [--seconds S] [--verify-every K]
- *          [--seeds FILE]
+ *          [--nft-share PERCENT] --seeds FILE
  *
- * Sends N generated blobs (alternately IPv4 and IPv6) through
- * IPT_SO_SET_REPLACE.  Each must be refused with the errno the ABI gives
+ * Sends N generated blobs through IPT_SO_SET_REPLACE (IPv4, IPv6) and, for
+ * PERCENT (default 25) of them, nft_compat (NFT_MSG_NEWRULE, ip and ip6).  Each must be refused with the errno the ABI gives
  * for it, or accepted; every K-th accepted blob is then checked packet by
  * packet: one datagram from each of the fuzzer's cgroups, and the rule's
  * counter must move exactly when the userspace engine says the blob
@@ -20,8 +20,31 @@
 
 #include "kfuzz.h"
 
+/* The four ways in: legacy IPv4, legacy IPv6, nft ip, nft ip6. */
+#define NPATHS 4
+static const char *const path_names[NPATHS] = {
+	"IPT_SO_SET_REPLACE IPv4", "IPT_SO_SET_REPLACE IPv6",
+	"nft_compat ip", "nft_compat ip6",
+};
+
+struct way {
+	struct kf_table *t;	/* legacy */
+	struct kf_nft *n;	/* nft_compat */
+	int fam;		/* 0: IPv4, 1: IPv6 */
+};
+
+static int way_put(struct way *w, const struct kf_blob *b)
+{
+	return w->t ? kf_table_put(w->t, b) : kf_nft_put(w->n, b);
+}
+
+static long long way_count(struct way *w)
+{
+	return w->t ? kf_table_count(w->t) : kf_nft_count(w->n);
+}
+
 struct stats {
-	unsigned long blobs[2], accepted[2], refused_as_expected;
+	unsigned long blobs[NPATHS], accepted[NPATHS], refused_as_expected;
 	unsigned long by_kind[KF_NKINDS], accepted_by_kind[KF_NKINDS];
 	unsigned long einval, enametoolong;
 	unsigned long verified_blobs, verdicts, matches;
@@ -29,9 +52,11 @@ struct stats {
 };
 
 struct opts {
-	unsigned long seed, blobs, seconds, verify_every;
+	unsigned long seed, blobs, seconds, verify_every, nft_share;
 	const char *seeds;
 };
+
+static struct way ways[NPATHS];
 
 static void dump_blob(const struct kf_blob *b)
 {
@@ -46,17 +71,28 @@ static void dump_blob(const struct kf_blob *b)
 }
 
 /* One datagram from each cgroup: the counter must follow the engine. */
-static int verify(struct kf_table *t, struct kf_cgroups *c, int fam,
-		  const struct kf_blob *b, struct stats *st)
+/*
+ * Blob @n goes to legacy IPv4/IPv6 in turn, except for @nft_share percent
+ * of them, which go to nft_compat ip/ip6: a nft transaction costs far
+ * more than a table replace.
+ */
+static int way_of(unsigned long n, unsigned long nft_share)
 {
-	long long before = kf_table_count(t), after;
+	return (n * 37 % 100 < nft_share ? 2 : 0) + (n & 1);
+}
+
+static int verify(struct way *w, struct kf_cgroups *c, const struct kf_blob *b,
+		  struct stats *st)
+{
+	long long before = way_count(w), after;
+	int fam = w->fam;
 	unsigned int i;
 	bool want;
 
 	for (i = 0; i < c->n; i++) {
 		if (kf_send(c, fam, i) < 0 || before < 0)
 			return -1;
-		after = kf_table_count(t);
+		after = way_count(w);
 		if (after < 0)
 			return -1;
 		want = kf_expect_match(&b->info, c->path[i]);
@@ -64,8 +100,8 @@ static int verify(struct kf_table *t, struct kf_cgroups *c, int fam,
 		st->matches += want;
 		if ((after - before == 1) != want) {
 			if (st->verdict_mismatch++ < 10) {
-				fprintf(stderr, "cg2kfuzz: IPv%d, cgroup '%s': the kernel %s, the engine says %s\n",
-					fam ? 6 : 4, c->path[i],
+				fprintf(stderr, "cg2kfuzz: %s, cgroup '%s': the kernel %s, the engine says %s\n",
+					path_names[w - ways], c->path[i],
 					after - before == 1 ? "matched" : "did not match",
 					want ? "match" : "no match");
 				dump_blob(b);
@@ -78,20 +114,21 @@ static int verify(struct kf_table *t, struct kf_cgroups *c, int fam,
 }
 
 static int one_blob(struct kf_rng *r, const struct opts *o, const struct kf_seeds *s,
-		    struct kf_table *t, struct kf_cgroups *c, int fam, struct stats *st)
+		    struct way *w, struct kf_cgroups *c, struct stats *st)
 {
+	int way = w - ways;
 	struct kf_blob b;
 	int want, got;
 
 	kf_generate(r, s, &b);
 	want = kf_expect_errno(&b);
-	got = kf_table_put(t, &b);
-	st->blobs[fam]++;
+	got = way_put(w, &b);
+	st->blobs[way]++;
 	st->by_kind[b.kind]++;
 	if (got != want) {
 		if (st->errno_mismatch++ < 10) {
-			fprintf(stderr, "cg2kfuzz: IPv%d: the kernel said %s, the ABI says %s\n",
-				fam ? 6 : 4, got ? strerror(-got) : "accepted",
+			fprintf(stderr, "cg2kfuzz: %s: the kernel said %s, the ABI says %s\n",
+				path_names[way], got ? strerror(-got) : "accepted",
 				want ? strerror(-want) : "accepted");
 			dump_blob(&b);
 		}
@@ -105,11 +142,11 @@ static int one_blob(struct kf_rng *r, const struct opts *o, const struct kf_seed
 		st->refused_as_expected++;
 		return 0;
 	}
-	st->accepted[fam]++;
+	st->accepted[way]++;
 	st->accepted_by_kind[b.kind]++;
-	if (st->accepted[fam] % o->verify_every)
+	if (st->accepted[way] % o->verify_every)
 		return 0;
-	return verify(t, c, fam, &b, st);
+	return verify(w, c, &b, st);
 }
 
 static int parse(int argc, char **argv, struct opts *o)
@@ -125,13 +162,15 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->seconds = strtoul(argv[i + 1], NULL, 0);
 		else if (!strcmp(argv[i], "--verify-every"))
 			o->verify_every = strtoul(argv[i + 1], NULL, 0);
+		else if (!strcmp(argv[i], "--nft-share"))
+			o->nft_share = strtoul(argv[i + 1], NULL, 0);
 		else if (!strcmp(argv[i], "--seeds"))
 			o->seeds = argv[i + 1];
 		else
 			break;
 	}
 	if (i != argc || !o->seeds || !o->verify_every || !o->blobs) {
-		fprintf(stderr, "usage: cg2kfuzz --seeds FILE [--seed N] [--blobs N] [--seconds S] [--verify-every K]\n");
+		fprintf(stderr, "usage: cg2kfuzz --seeds FILE [--seed N] [--blobs N] [--seconds S] [--verify-every K] [--nft-share PERCENT]\n");
 		return -1;
 	}
 	return 0;
@@ -139,13 +178,19 @@ static int parse(int argc, char **argv, struct opts *o)
 
 static void report(const struct opts *o, const struct stats *st, unsigned long secs)
 {
-	unsigned long total = st->blobs[0] + st->blobs[1];
+	unsigned long total = 0, accepted = 0;
 	int k;
 
-	printf("cg2kfuzz: seed %lu, %lu blobs in %lu s (IPv4 %lu, IPv6 %lu), %lu accepted, %lu refused (EINVAL %lu, ENAMETOOLONG %lu)\n",
-	       o->seed, total, secs, st->blobs[0], st->blobs[1],
-	       st->accepted[0] + st->accepted[1], st->refused_as_expected,
+	for (k = 0; k < NPATHS; k++) {
+		total += st->blobs[k];
+		accepted += st->accepted[k];
+	}
+	printf("cg2kfuzz: seed %lu, %lu blobs in %lu s, %lu accepted, %lu refused (EINVAL %lu, ENAMETOOLONG %lu)\n",
+	       o->seed, total, secs, accepted, st->refused_as_expected,
 	       st->einval, st->enametoolong);
+	for (k = 0; k < NPATHS; k++)
+		printf("cg2kfuzz:   %-24s %7lu blobs, %7lu accepted\n", path_names[k],
+		       st->blobs[k], st->accepted[k]);
 	for (k = 0; k < KF_NKINDS; k++)
 		printf("cg2kfuzz:   %-7s %7lu blobs, %7lu accepted\n", kf_kind_name(k),
 		       st->by_kind[k], st->accepted_by_kind[k]);
@@ -158,7 +203,8 @@ static void report(const struct opts *o, const struct stats *st, unsigned long s
 	if (st->errno_mismatch)
 		printf("FAIL kfuzz: %lu blobs answered otherwise than the ABI says\n", st->errno_mismatch);
 	else
-		printf("PASS kfuzz: %lu blobs through IPT_SO_SET_REPLACE answered as the ABI says\n", total);
+		printf("PASS kfuzz: %lu blobs through IPT_SO_SET_REPLACE and nft_compat answered as the ABI says\n",
+		       total);
 	if (st->verdict_mismatch)
 		printf("FAIL kfuzz: %lu of %lu verdicts differ from the userspace engine\n",
 		       st->verdict_mismatch, st->verdicts);
@@ -171,15 +217,15 @@ static void report(const struct opts *o, const struct stats *st, unsigned long s
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .seed = 1, .blobs = 100000, .seconds = 1200, .verify_every = 10 };
-	struct kf_table *t[2];
+	struct opts o = { .seed = 1, .blobs = 100000, .seconds = 1200, .verify_every = 10,
+			 .nft_share = 25 };
 	struct kf_cgroups c = { 0 };
 	struct kf_seeds s = { 0 };
 	struct stats st = { 0 };
 	struct kf_rng r;
 	time_t t0 = time(NULL);
 	unsigned long n;
-	int ret, fam;
+	int ret, k;
 
 	if (parse(argc, argv, &o))
 		return 64;
@@ -190,20 +236,28 @@ int main(int argc, char **argv)
 		return 65;
 	}
 	ret = kf_cgroups_setup(&c);
-	t[0] = kf_table_open(0);
-	t[1] = kf_table_open(1);
-	if (ret || !t[0] || !t[1]) {
-		fprintf(stderr, "cg2kfuzz: setup failed (cgroups: %s; tables: %s)\n",
-			strerror(-ret), t[0] && t[1] ? "ok" : "cannot open");
+	if (ret) {
+		fprintf(stderr, "cg2kfuzz: cannot set up the cgroups: %s\n", strerror(-ret));
 		return 65;
 	}
-	for (n = 0; n < o.blobs && (unsigned long)(time(NULL) - t0) < o.seconds; n++) {
-		fam = n & 1;
-		if (one_blob(&r, &o, &s, t[fam], &c, fam, &st) < 0)
-			st.infra++;
+	for (k = 0; k < NPATHS; k++) {
+		ways[k].fam = k & 1;
+		if (k < 2 ? !(ways[k].t = kf_table_open(k)) : !(ways[k].n = kf_nft_open(k & 1))) {
+			fprintf(stderr, "cg2kfuzz: cannot set up %s\n", path_names[k]);
+			return 65;
+		}
 	}
-	kf_table_flush(t[0]);
-	kf_table_flush(t[1]);
+	for (n = 0; n < o.blobs && (unsigned long)(time(NULL) - t0) < o.seconds; n++)
+		if (one_blob(&r, &o, &s, &ways[way_of(n, o.nft_share)], &c, &st) < 0)
+			st.infra++;
+	for (k = 0; k < NPATHS; k++) {
+		if (ways[k].t) {
+			kf_table_flush(ways[k].t);
+			kf_table_close(ways[k].t);
+		} else {
+			kf_nft_close(ways[k].n);
+		}
+	}
 	kf_cgroups_teardown(&c);
 	report(&o, &st, time(NULL) - t0);
 	return st.errno_mismatch || st.verdict_mismatch || st.infra ||
