@@ -84,6 +84,7 @@ static int open_signals(struct daemon *d)
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR1);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigprocmask(SIG_BLOCK, &mask, NULL);

@@ -22,7 +22,7 @@ struct daemon {
 	struct nfs nfs;
 	struct monitor mon;
 	struct rootwatch rw;	/* is the root's mount still there */
-	int sfd;		/* signalfd: SIGHUP, SIGTERM, SIGINT */
+	int sfd;		/* signalfd: SIGHUP, SIGUSR1, SIGTERM, SIGINT */
 	double rescan_at;	/* absolute (monotonic) deadline, 0 for none */
 	int root_level;		/* of the cgroup root in our cgroup ns, or -1 */
 	bool quit;		/* a stop was requested */

@@ -16,17 +16,18 @@
 #include "log.h"
 #include "reconcile.h"
 #include "sdnotify.h"
+#include "status.h"
 
 /* What a handler tells the loop. */
 enum { GO_ON = 0, STOP_FAILED = 1 };
 
-/* --- SIGHUP: reload --- */
+/* --- SIGHUP: reload (SIGUSR1: a state dump, SIGTERM and SIGINT: stop) --- */
 
 static void reload(struct daemon *d)
 {
 	struct config cfg;
 
-	sd_notify("RELOADING=1");
+	sd_notify_reloading();
 	info("reloading %s", d->opt.config_file ? d->opt.config_file : "bindings");
 	if (daemon_load(d, &cfg)) {
 		err("reload failed; keeping the current bindings");
@@ -51,6 +52,8 @@ static int on_signal(struct daemon *d, short revents)
 	while (read(d->sfd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGHUP) {
 			reload(d);
+		} else if (si.ssi_signo == SIGUSR1) {
+			status_dump(d);
 		} else {
 			info("signal %u: exiting", si.ssi_signo);
 			d->quit = true;
@@ -240,6 +243,7 @@ int daemon_loop(struct daemon *d)
 	int status = 0;
 
 	sd_notify("READY=1");
+	status_notify(d);
 	while (!d->quit) {
 		status = dispatch(d);
 		if (status != GO_ON)
@@ -252,6 +256,7 @@ int daemon_loop(struct daemon *d)
 		/* All pending changes, one transaction per set. */
 		reconcile_all(d, false);
 		reconcile_rules_changed(d);
+		status_notify(d);
 	}
 	sd_notify("STOPPING=1");
 	return status;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /* One datagram to $NOTIFY_SOCKET; no socket, no message, no error. */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sdnotify.h"
@@ -31,4 +33,16 @@ void sd_notify(const char *state)
 	sendto(fd, state, strlen(state), 0, (struct sockaddr *)&sa,
 	       offsetof(struct sockaddr_un, sun_path) + len);
 	close(fd);
+}
+
+void sd_notify_reloading(void)
+{
+	struct timespec ts;
+	char msg[64];
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	snprintf(msg, sizeof(msg), "RELOADING=1\nMONOTONIC_USEC=%llu",
+		 (unsigned long long)ts.tv_sec * 1000000ULL +
+		 (unsigned long long)ts.tv_nsec / 1000);
+	sd_notify(msg);
 }

@@ -5,5 +5,10 @@
 
 /* Send @state ("READY=1", ...) to $NOTIFY_SOCKET, if there is one. */
 void sd_notify(const char *state);
+/*
+ * RELOADING=1 with MONOTONIC_USEC=, as Type=notify-reload (systemd 253)
+ * wants it; older systemd reads the RELOADING=1 alone.
+ */
+void sd_notify_reloading(void);
 
 #endif

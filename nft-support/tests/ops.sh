@@ -66,3 +66,74 @@ t_check() {
 	expect_check "check: a missing cgroup root is trouble, exit 2" 2 \
 		"nft-cgroupd: $ROOT/none: No such file or directory"
 }
+
+# notify_sink SOCKET OUT: a NOTIFY_SOCKET receiver (cgbench's: no python3
+# in the test VM) writing each message to OUT; sets SINK.
+notify_sink() {
+	"$HERE/cgbench" --notify-sink "$1" "$2" &
+	SINK=$!
+	PIDS+=("$SINK")
+	wait_until 5 test -S "$1"
+}
+
+# assert_notified NAME LINE: OUT gets the exact line within 5 s.
+assert_notified() {
+	if wait_until 5 grep -qxF -- "$2" "$NOTIFY_OUT"; then
+		pass "$1"
+	else
+		fail "$1" "no \"$2\" in: $(tr '\n' '|' < "$NOTIFY_OUT")"
+	fi
+}
+
+# Microseconds since boot, from /proc/uptime (bash arithmetic: 64 bits).
+uptime_usec() {
+	local up rest
+	read -r up rest < /proc/uptime
+	echo $(( ${up%.*} * 1000000 + 10#${up#*.} * 10000 ))
+}
+
+t_notify() {
+	new_ns nt; std_table $((LVL + 2))
+	mkdir -p "$ROOT/nt/a"
+	local sock=$TMPD/nt.sock
+	NOTIFY_OUT=$TMPD/nt.out
+	notify_sink "$sock" "$NOTIFY_OUT"
+	DLOG=$TMPD/nt.log
+	NOTIFY_SOCKET=$sock ip netns exec "$NS" "$D" --retry-interval 0.2 --cgroup-root "$ROOT" \
+		'inet:t:s=nt/*' 'inet:t:late=nt/*' >"$DLOG" 2>&1 &
+	DPID=$!
+	PIDS+=("$DPID")
+	assert_notified "notify: STATUS= names the set that waits and why" \
+		"STATUS=2 sets: 1 in sync, 1 waiting (inet:t:late: set late not found in table t); 1 ids"
+	nsx nft add set inet t late '{ type cgroupsv2; }'
+	assert_notified "notify: STATUS= follows the set's recovery" \
+		"STATUS=2 sets: 2 in sync; 2 ids"
+	kill -USR1 "$DPID"
+	assert_log "sigusr1: the summary line" "state: 2 sets: 2 in sync; 2 ids"
+	assert_log "sigusr1: one line per set" "state: set inet:t:late: in sync; holds 1 ids, wants 1"
+	assert_log "sigusr1: the bindings" "state:   binding inet:t:s=nt/\* (argument 1)"
+	assert_log "sigusr1: the tree" "state: cgroup root $ROOT: 3 cgroups, all watched"
+	kill -0 "$DPID" 2>/dev/null && pass "sigusr1: the daemon goes on" ||
+		fail "sigusr1: the daemon goes on"
+	# the reload protocol: RELOADING=1 with MONOTONIC_USEC=, then READY=1
+	local after usec
+	kill -HUP "$DPID"
+	if wait_until 5 grep -qx "MONOTONIC_USEC=[0-9]*" "$NOTIFY_OUT" &&
+		wait_until 5 test "$(grep -cx READY=1 "$NOTIFY_OUT")" = 2; then
+		pass "reload: RELOADING=1 + MONOTONIC_USEC=, then READY=1"
+	else
+		fail "reload: RELOADING=1 + MONOTONIC_USEC=, then READY=1" "$(tr '\n' '|' < "$NOTIFY_OUT")"
+	fi
+	grep -A1 -x RELOADING=1 "$NOTIFY_OUT" | grep -qx "MONOTONIC_USEC=[0-9]*" &&
+		pass "reload: MONOTONIC_USEC= in the RELOADING=1 message" ||
+		fail "reload: MONOTONIC_USEC= in the RELOADING=1 message" "$(tr '\n' '|' < "$NOTIFY_OUT")"
+	after=$(uptime_usec)
+	usec=$(sed -n 's/^MONOTONIC_USEC=//p' "$NOTIFY_OUT" | head -1)
+	# CLOCK_MONOTONIC stops in suspend, /proc/uptime does not: usec <= after
+	[ -n "$usec" ] && [ "$usec" -le "$after" ] && [ "$usec" -gt 0 ] &&
+		pass "reload: MONOTONIC_USEC= is CLOCK_MONOTONIC in microseconds" ||
+		fail "reload: MONOTONIC_USEC= is CLOCK_MONOTONIC in microseconds" "$usec not in (0, $after]"
+	kill -TERM "$DPID"
+	wait "$DPID"
+	assert_notified "notify: STOPPING=1 on SIGTERM" "STOPPING=1"
+}
