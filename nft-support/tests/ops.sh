@@ -137,3 +137,43 @@ t_notify() {
 	wait "$DPID"
 	assert_notified "notify: STOPPING=1 on SIGTERM" "STOPPING=1"
 }
+
+# The shipped unit, as `make install` writes it, checked by systemd's own
+# tools (Debian 12's systemd 252 has verify and security --offline).
+UNIT_EXPOSURE_MAX=20	# systemd-analyze's 0-100 scale: 2.0 "OK"
+t_unit() {
+	local src=${UNIT_SRC:-$HERE/../nft-cgroupd.service.in} man=$HERE/../nft-cgroupd.8
+	if ! command -v systemd-analyze >/dev/null || [ ! -f "$src" ] || [ ! -f "$man" ]; then
+		echo "SKIP unit: systemd-analyze or the unit's source is not here"
+		return
+	fi
+	local dir=$TMPD/unit out score
+	mkdir -p "$dir/man/man8"
+	cp "$man" "$dir/man/man8/"
+	sed -e "s|@sbindir@/nft-cgroupd|$(readlink -f "$D")|" -e 's|@sysconfdir@|/etc|g' \
+		"$src" > "$dir/nft-cgroupd.service"
+	out=$(MANPATH=$dir/man systemd-analyze verify "$dir/nft-cgroupd.service" 2>&1) &&
+		[ -z "$out" ] && pass "unit: systemd-analyze verify is clean" ||
+		fail "unit: systemd-analyze verify is clean" "$out"
+	out=$(systemd-analyze security --offline=yes "$dir/nft-cgroupd.service" 2>&1)
+	score=$(sed -n 's/.*Overall exposure level for nft-cgroupd.service: \([0-9.]*\).*/\1/p' <<<"$out")
+	systemd-analyze security --offline=yes --threshold=$UNIT_EXPOSURE_MAX \
+		"$dir/nft-cgroupd.service" >/dev/null 2>&1 &&
+		pass "unit: exposure $score is at most $((UNIT_EXPOSURE_MAX / 10)).$((UNIT_EXPOSURE_MAX % 10))" ||
+		fail "unit: exposure at most $((UNIT_EXPOSURE_MAX / 10)).$((UNIT_EXPOSURE_MAX % 10))" "exposure $score"
+	local want missing=
+	for want in ProtectKernelTunables= ProtectKernelModules= ProtectKernelLogs= \
+		ProtectClock= ProtectHostname= PrivateDevices= RestrictNamespaces=~user \
+		LockPersonality= MemoryDenyWriteExecute= RestrictRealtime= \
+		RestrictSUIDSGID= SystemCallArchitectures= SystemCallFilter=~@privileged \
+		UMask= ProtectControlGroups= NoNewPrivileges=; do
+		grep -q "^✓ $want " <<<"$out" || missing+=" $want"
+	done
+	[ -z "$missing" ] && pass "unit: every hardening setting of the issue is in effect" ||
+		fail "unit: every hardening setting of the issue is in effect" "not:$missing"
+	grep -q '^PrivateTmp=' "$src" && fail "unit: no PrivateTmp=" || pass "unit: no PrivateTmp="
+	grep -qx 'After=.*firewalld.service.*' "$src" && grep -qx 'Type=notify' "$src" &&
+		grep -qx 'ExecReload=/bin/kill -HUP $MAINPID' "$src" &&
+		pass "unit: after firewalld, Type=notify with a SIGHUP reload" ||
+		fail "unit: after firewalld, Type=notify with a SIGHUP reload"
+}
