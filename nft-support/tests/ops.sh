@@ -177,3 +177,96 @@ t_unit() {
 		pass "unit: after firewalld, Type=notify with a SIGHUP reload" ||
 		fail "unit: after firewalld, Type=notify with a SIGHUP reload"
 }
+
+# The allow-list recipe of the READMEs and the man page, as written: its
+# ruleset is tests/allowlist.nft, which t_allowlist checks against the
+# docs where they are (not in the test VM).  It is loaded, and the daemon
+# run, in a cgroup namespace rooted at the test's directory, so that its
+# `level 2` and `system.slice/web.service` mean there what they say.
+ALLOW_BINDING='inet:egress:allowed=system.slice/web.service'
+ALLOW_CONNECTIONS=20
+
+# doc_block FILE: the ruleset "table inet egress { ... }" in FILE, without
+# the 4-space Markdown indent (man pages have none).
+doc_block() {
+	sed -n '/^\(    \)\{0,1\}table inet egress {$/,/^\(    \)\{0,1\}}$/p' "$1" | sed 's/^    //'
+}
+
+# in_root CMD...: run CMD in the netns, in $ROOT's cgroup namespace.
+in_root() {
+	nsx bash -c 'echo $$ > "$0/cgroup.procs" && exec unshare -C "$@"' "$ROOT" "$@"
+}
+
+# connect_from CGROUP PORT: one TCP connection with an echoed byte; prints
+# cg2net's result line.
+connect_from() {
+	nsx "$CG2NET" --root "$ROOT" --cgroup "$1" connect tcp 127.0.0.1 "$2" \
+		--timeout 3000 --send x 2>/dev/null
+}
+
+# serve PORT COUNT: a listener for COUNT connections, in a cgroup that is
+# not in the set (the SYN-ACKs come from its request sockets anyway).
+serve() {
+	local ready=$TMPD/ready.$1
+	nsx "$CG2NET" --root "$ROOT" --cgroup srv listen tcp 127.0.0.1 "$1" \
+		--count "$2" --timeout $(( $2 * 4000 + 5000 )) --ready-file "$ready" \
+		> "$TMPD/serve.$1" 2>&1 &
+	PIDS+=("$!")
+	wait_until 5 test -s "$ready"
+}
+
+allowlist_docs() {
+	local doc rec=$HERE/allowlist.nft found=0 src
+	for src in "$HERE/../README.md" "$HERE/../../README.md" "$HERE/../nft-cgroupd.8"; do
+		[ -f "$src" ] || continue
+		found=$((found + 1))
+		# the man page writes ' as \(aq
+		doc=$TMPD/$(basename "$src")
+		sed "s/\\\\(aq/'/g" "$src" > "$doc"
+		if [ "$(doc_block "$doc")" = "$(cat "$rec")" ] &&
+			grep -qF "nft-cgroupd '$ALLOW_BINDING'" "$doc"; then
+			pass "allowlist: $(realpath --relative-to="$HERE/../.." "$src") has the tested recipe"
+		else
+			fail "allowlist: $(realpath --relative-to="$HERE/../.." "$src") has the tested recipe" \
+				"$(diff <(doc_block "$doc") "$rec" | head -20)"
+		fi
+	done
+	[ $found = 0 ] && echo "SKIP allowlist: docs (not installed here; checked on the host)"
+}
+
+t_allowlist() {
+	CG2NET=$(command -v cg2net || echo "$HERE/../../tests/tools/bin/cg2net")
+	if [ ! -x "$CG2NET" ]; then
+		echo "SKIP allowlist: no cg2net (make -C tests/tools)"
+		return
+	fi
+	allowlist_docs
+	new_ns al
+	mkdir -p "$ROOT/system.slice/web.service" "$ROOT/system.slice/other.service" "$ROOT/srv"
+	in_root nft -f "$HERE/allowlist.nft" || { fail "allowlist: the ruleset loads"; return; }
+	in_root "$D" --once --cgroup-root "$ROOT" "$ALLOW_BINDING" 2>/dev/null
+	assert_set "allowlist: the daemon fills the set" inet:egress:allowed "$ROOT/system.slice/web.service"
+	local i ok=0 out
+	serve 5001 $ALLOW_CONNECTIONS
+	for i in $(seq $ALLOW_CONNECTIONS); do
+		out=$(connect_from system.slice/web.service 5001)
+		[ "$out" = "connected reply 1" ] && ok=$((ok + 1))
+	done
+	[ $ok = $ALLOW_CONNECTIONS ] && pass "allowlist: $ALLOW_CONNECTIONS connections from the allowed cgroup" ||
+		fail "allowlist: $ALLOW_CONNECTIONS connections from the allowed cgroup" "$ok made it; last: $out"
+	serve 5002 1
+	out=$(connect_from system.slice/other.service 5002)
+	[ "$out" = refused ] && pass "allowlist: another cgroup is refused at once" ||
+		fail "allowlist: another cgroup is refused at once" "$out"
+	# the same ruleset without the ct line: the handshake fails
+	nsx nft flush ruleset
+	grep -v 'ct state established,related accept' "$HERE/allowlist.nft" > "$TMPD/noct.nft"
+	in_root nft -f "$TMPD/noct.nft"
+	in_root "$D" --once --cgroup-root "$ROOT" "$ALLOW_BINDING" 2>/dev/null
+	serve 5003 1
+	out=$(connect_from system.slice/web.service 5003)
+	case $out in
+	connected*) fail "allowlist: without the ct line the handshake fails" "$out" ;;
+	*) pass "allowlist: without the ct line the handshake fails" ;;
+	esac
+}
