@@ -6,21 +6,20 @@
  * A rule keeps its patterns as text plus the id and level of the cgroup
  * namespace root it was inserted from; it holds no reference to any cgroup.
  * A socket's cgroup is judged by walking its ancestors' names once, and the
- * verdict (inversion applied) is cached per rule in a small direct-mapped
- * table keyed by the cgroup's serial number.  Serial numbers, like cgroup
- * ids, are never reused, and cgroup v2 refuses rename(2), so the path
- * behind one, and with it a verdict, never goes stale: nothing needs
- * invalidating, and a cgroup created later, or again after a restart, is a
- * new number that misses the cache once.  The serial number lives in
- * struct cgroup itself (the id needs its kernfs node), so the common path
- * touches the socket's cgroup, the rule's private data and one cache slot:
- * one hash, one atomic load, no lock.
+ * verdict (inversion applied) is cached per rule in a set-associative
+ * table keyed by the cgroup's serial number (xt_cgroup2_cache.c).  Serial
+ * numbers, like cgroup ids, are never reused, and cgroup v2 refuses
+ * rename(2), so the path behind one, and with it a verdict, never goes
+ * stale: nothing needs invalidating, and a cgroup created later, or again
+ * after a restart, is a new number that misses the cache once.  The serial
+ * number lives in struct cgroup itself (the id needs its kernfs node), so
+ * the common path touches the socket's cgroup, the rule's private data and
+ * one cache line: one hash, a few atomic loads, no lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 #include <linux/module.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
-#include <linux/hash.h>
 #include <linux/cgroup.h>
 #include <linux/string.h>
 #include <linux/netfilter.h>
@@ -34,29 +33,14 @@
 #include "xt_cgroup2_compat.h"
 #include "xt_cgroup2_log.h"
 #include "xt_cgroup2_sock.h"
-
-/* 128 verdicts per rule (1 KiB): the hot cgroups of one rule fit easily. */
-#define CG2_CACHE_BITS	7
-
-/*
- * The verdict for serial number S is stored as S << 2 | VALID | VERDICT.
- * The valid bit keeps an empty slot (0) apart from the root cgroup, whose
- * serial number is 0.
- */
-#define CG2_SLOT_VALID		2
-#define CG2_CACHEABLE(serial)	(!((serial) >> 62))
-
-static inline u64 cg2_slot(u64 serial, bool verdict)
-{
-	return serial << 2 | CG2_SLOT_VALID | verdict;
-}
+#include "xt_cgroup2_cache.h"
 
 struct cg2_rule {
 	u64		root_id;	/* cgroup namespace root of the inserter */
 	int		root_level;
 	bool		invert;
 	bool		defrag;		/* holds IPv6 defragmentation */
-	atomic64_t	cache[1 << CG2_CACHE_BITS];
+	struct cg2_cache cache;		/* verdicts, inversion applied */
 	unsigned int	count;		/* compiled patterns in @progs */
 	char		progs[] __aligned(8);	/* cg2_compile() output, packed */
 };
@@ -119,20 +103,17 @@ static bool cg2_judge(const struct cg2_rule *rule, struct cgroup *cgrp)
 	return false;
 }
 
-static bool cg2_verdict(const struct xt_cgroup2_info *info,
-			struct cg2_rule *rule, struct cgroup *cgrp)
+static bool cg2_verdict(struct cg2_rule *rule, struct cgroup *cgrp)
 {
 	u64 serial = cgrp->self.serial_nr;
-	atomic64_t *slot = &rule->cache[hash_64(serial, CG2_CACHE_BITS)];
-	u64 cached = atomic64_read(slot);
+	int cached = cg2_cache_get(&rule->cache, serial);
 	bool verdict;
 
-	if ((cached & CG2_SLOT_VALID) && cached >> 2 == serial)
-		return cached & 1;
+	if (cached >= 0)
+		return cached;
 	this_cpu_inc(cg2_judgements);
 	verdict = cg2_judge(rule, cgrp) ^ rule->invert;
-	if (CG2_CACHEABLE(serial))
-		atomic64_set(slot, cg2_slot(serial, verdict));
+	cg2_cache_put(&rule->cache, serial, verdict);
 	return verdict;
 }
 
@@ -144,7 +125,7 @@ static bool cgroup2_mt(const struct sk_buff *skb, struct xt_action_param *par)
 
 	/* No service's socket: no match, even when inverted. */
 	if (sk)
-		matched = cg2_verdict(info, info->priv,
+		matched = cg2_verdict(info->priv,
 				      sock_cgroup_ptr(&sk->sk_cgrp_data));
 
 	if (ref)
@@ -273,9 +254,15 @@ static int cgroup2_mt_check(const struct xt_mtchk_param *par)
 	 */
 	cg2_current_ns_root(&rule->root_id, &rule->root_level);
 	rule->invert = info->flags & XT_CGROUP2_INVERT;
+	ret = cg2_cache_init(&rule->cache);
+	if (ret) {
+		kfree(rule);
+		return ret;
+	}
 	/* Last: nothing may fail after it (destroy is not called then). */
 	ret = cg2_defrag_get(par->net, par->family, par->hook_mask);
 	if (ret < 0) {
+		cg2_cache_destroy(&rule->cache);
 		kfree(rule);
 		return ret;
 	}
@@ -287,11 +274,12 @@ static int cgroup2_mt_check(const struct xt_mtchk_param *par)
 static void cgroup2_mt_destroy(const struct xt_mtdtor_param *par)
 {
 	const struct xt_cgroup2_info *info = par->matchinfo;
-	const struct cg2_rule *rule = info->priv;
+	struct cg2_rule *rule = info->priv;
 
 	if (rule->defrag)
 		cg2_defrag_put(par->net);
-	kfree(info->priv);
+	cg2_cache_destroy(&rule->cache);
+	kfree(rule);
 }
 
 static struct xt_match cgroup2_mt_reg __read_mostly = {

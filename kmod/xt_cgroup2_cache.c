@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The verdict cache of one rule: a set-associative table of verdicts keyed
+ * by cgroup serial number, 8 ways per set so a set is one cache line.
+ *
+ * Serial numbers are never reused and cgroup v2 refuses rename(2), so a
+ * verdict never goes stale; a cache only has to hold the cgroups that send
+ * through the rule.  A table starts small and, once it has taken verdicts
+ * for half its slots, is replaced by one four times larger, up to a fixed
+ * bound.  Readers and writers in the packet path take
+ * no lock: a slot is one 64-bit word written whole, and a replaced table is
+ * freed only after an RCU grace period (netfilter hooks run under RCU).
+ * Only the rare decision to grow queues work; the allocation and the swap
+ * run there, in process context.
+ */
+#include <linux/bits.h>
+#include <linux/kernel.h>
+#include <linux/hash.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/rcupdate.h>
+#include <linux/moduleparam.h>
+#include "xt_cgroup2_cache.h"
+
+#define CG2_CACHE_WAYS		BIT(CG2_CACHE_WAY_BITS)
+/* A table is at least 1 KiB and so aligned: its low bits hold its size. */
+#define CG2_TABLE_BITS_MASK	15UL
+
+/*
+ * The verdict for serial number S is stored as S << 2 | VALID | VERDICT.
+ * The valid bit keeps an empty slot (0) apart from the root cgroup, whose
+ * serial number is 0.
+ */
+#define CG2_SLOT_VALID		2
+#define CG2_CACHEABLE(serial)	(!((serial) >> 62))
+
+/* Bytes in all rules' tables, for tests and the benchmark; control path. */
+static atomic_long_t cg2_cache_bytes = ATOMIC_LONG_INIT(0);
+
+static int cg2_cache_bytes_get(char *buf, const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%ld\n",
+			 atomic_long_read(&cg2_cache_bytes));
+}
+
+static const struct kernel_param_ops cg2_cache_bytes_ops = {
+	.get	= cg2_cache_bytes_get,
+};
+module_param_cb(cache_bytes, &cg2_cache_bytes_ops, NULL, 0444);
+MODULE_PARM_DESC(cache_bytes, "bytes in the verdict caches of all rules");
+
+static u64 cg2_slot(u64 serial, bool verdict)
+{
+	return serial << 2 | CG2_SLOT_VALID | verdict;
+}
+
+static unsigned int cg2_table_bits(unsigned long table)
+{
+	return table & CG2_TABLE_BITS_MASK;
+}
+
+static atomic64_t *cg2_table_slots(unsigned long table)
+{
+	return (atomic64_t *)(table & ~CG2_TABLE_BITS_MASK);
+}
+
+/* The set (its first slot) that holds @serial's verdict, if cached. */
+static atomic64_t *cg2_table_set(unsigned long table, u64 serial)
+{
+	unsigned int set_bits = cg2_table_bits(table) - CG2_CACHE_WAY_BITS;
+
+	return cg2_table_slots(table) +
+	       (hash_64(serial, set_bits) << CG2_CACHE_WAY_BITS);
+}
+
+/* An empty table of 2^@bits slots, tagged with its size; 0 if none. */
+static unsigned long cg2_table_alloc(unsigned int bits, gfp_t gfp)
+{
+	atomic64_t *slots = kvzalloc(sizeof(*slots) << bits, gfp);
+
+	if (!slots)
+		return 0;
+	/* Power-of-two kmalloc sizes and vmalloc areas are size-aligned. */
+	if (WARN_ON_ONCE((unsigned long)slots & CG2_TABLE_BITS_MASK)) {
+		kvfree(slots);
+		return 0;
+	}
+	atomic_long_add(sizeof(*slots) << bits, &cg2_cache_bytes);
+	return (unsigned long)slots | bits;
+}
+
+static void cg2_table_free(unsigned long table)
+{
+	atomic_long_sub(sizeof(atomic64_t) << cg2_table_bits(table),
+			&cg2_cache_bytes);
+	kvfree(cg2_table_slots(table));
+}
+
+/*
+ * Replace the table by an empty one four times larger.  The old verdicts
+ * are not copied: each costs one judgement again, once.  If memory is short
+ * the table keeps its size for the rule's life.
+ */
+static void cg2_cache_grow(struct work_struct *work)
+{
+	struct cg2_cache *cache = container_of(work, struct cg2_cache, grow);
+	unsigned long old = cache->table, table;
+	unsigned int bits = cg2_table_bits(old) + 2;
+
+	table = cg2_table_alloc(min(bits, CG2_CACHE_MAX_BITS), GFP_KERNEL);
+	if (!table)
+		return;
+	atomic_set(&cache->fills, 0);
+	/* Pairs with the address dependency after READ_ONCE() in readers. */
+	smp_store_release(&cache->table, table);
+	synchronize_rcu();
+	cg2_table_free(old);
+}
+
+int cg2_cache_init(struct cg2_cache *cache)
+{
+	cache->table = cg2_table_alloc(CG2_CACHE_MIN_BITS, GFP_KERNEL_ACCOUNT);
+	if (!cache->table)
+		return -ENOMEM;
+	atomic_set(&cache->fills, 0);
+	INIT_WORK(&cache->grow, cg2_cache_grow);
+	return 0;
+}
+
+/* Once no packet can reach the rule any more. */
+void cg2_cache_destroy(struct cg2_cache *cache)
+{
+	cancel_work_sync(&cache->grow);
+	cg2_table_free(cache->table);
+}
+
+/* The cached verdict (0 or 1) for @serial, or -1. */
+int cg2_cache_get(const struct cg2_cache *cache, u64 serial)
+{
+	atomic64_t *set = cg2_table_set(READ_ONCE(cache->table), serial);
+	u64 want = cg2_slot(serial, true), slot;
+	unsigned int i;
+
+	/* Shifted into a slot, a larger one would pose as a smaller one. */
+	if (!CG2_CACHEABLE(serial))
+		return -1;
+	for (i = 0; i < CG2_CACHE_WAYS; i++) {
+		slot = atomic64_read(&set[i]);
+		if ((slot | 1) == want)
+			return slot & 1;
+	}
+	return -1;
+}
+
+/*
+ * A table filled with verdicts for half its slots since it was installed
+ * is too small for the cgroups sending through the rule (or they come and
+ * go): grow it while within the bound.  Counted on misses only.
+ */
+static void cg2_cache_filled(struct cg2_cache *cache, unsigned long table)
+{
+	unsigned int bits = cg2_table_bits(table);
+
+	if (bits < CG2_CACHE_MAX_BITS &&
+	    atomic_inc_return(&cache->fills) == 1 << (bits - 1))
+		schedule_work(&cache->grow);
+}
+
+/*
+ * Into an empty way of the set, else over the way that @serial's low bits
+ * pick.  Two CPUs may race for a slot: one verdict wins, the other is
+ * judged again later; neither is ever wrong.
+ */
+void cg2_cache_put(struct cg2_cache *cache, u64 serial, bool verdict)
+{
+	unsigned long table = READ_ONCE(cache->table);
+	atomic64_t *set = cg2_table_set(table, serial);
+	unsigned int i;
+
+	if (!CG2_CACHEABLE(serial))
+		return;
+	cg2_cache_filled(cache, table);
+	for (i = 0; i < CG2_CACHE_WAYS; i++) {
+		if (!atomic64_read(&set[i])) {
+			atomic64_set(&set[i], cg2_slot(serial, verdict));
+			return;
+		}
+	}
+	atomic64_set(&set[serial & (CG2_CACHE_WAYS - 1)],
+		     cg2_slot(serial, verdict));
+}
