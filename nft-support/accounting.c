@@ -362,6 +362,15 @@ int acct_expect(struct acct *a, uint64_t id, const char *path,
 	return 0;
 }
 
+void acct_drop_pending(struct acct *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->npend; i++)
+		free(a->pend[i].path);
+	a->npend = 0;
+}
+
 void acct_bind_added(struct acct *a, const struct idset *have,
 		     const struct idset *want)
 {

@@ -47,6 +47,7 @@ struct acct {
 	size_t n, cap;
 	size_t *by_id, *by_path;	/* open addressing: index + 1, 0 empty */
 	size_t hcap;
+	bool counting;		/* the set has per-element counters */
 	bool changed;		/* since the last save */
 	bool warned_full;
 };
@@ -86,6 +87,8 @@ void acct_read_end(struct acct *a);
  */
 int acct_expect(struct acct *a, uint64_t id, const char *path,
 		const struct idset *want);
+/* Forget the expected ids (the set does not count). */
+void acct_drop_pending(struct acct *a);
 /* Bind the expected ids now in @have; keep the others for a later commit. */
 void acct_bind_added(struct acct *a, const struct idset *have,
 		     const struct idset *want);

@@ -16,6 +16,8 @@
 #define NFTCG_NAME_MAX		256	/* NFT_NAME_MAXLEN, with the NUL */
 #define NFTCG_PATTERN_MAX	CG2_MAX_PATTERN_LEN
 
+struct acct;
+
 struct binding {
 	char *pattern;
 	struct cg2_prog *prog;	/* @pattern compiled */
@@ -40,6 +42,7 @@ struct target {
 	bool failed;		/* the last attempt failed */
 	bool synced;		/* was in sync once: a missing set is a reload */
 	bool rules_changed;	/* check the rules' levels again */
+	struct acct *acct;	/* its traffic per cgroup path (acctd.h) */
 	char lasterr[512];
 	double retry_at;	/* monotonic seconds */
 };

@@ -151,6 +151,7 @@ static int initial_sync(struct daemon *d, const char *root)
 int daemon_init(struct daemon *d)
 {
 	char root[PATH_MAX];
+	bool commits;
 	int ret;
 
 	d->sfd = -1;
@@ -158,6 +159,15 @@ int daemon_init(struct daemon *d)
 	/* Every pattern is checked before anything touches the kernel. */
 	if (daemon_load(d, &d->cfg))
 		return 2;
+	/* Only the modes that commit keep totals: nothing else saves. */
+	commits = d->opt.mode == MODE_DAEMON || d->opt.mode == MODE_ONCE;
+	acctd_init(&d->acct, commits ? d->opt.state_dir : NULL,
+		   commits ? d->opt.metrics_file : NULL,
+		   d->opt.stats_interval, now());
+	if (acctd_attach(&d->acct, &d->cfg)) {
+		err("%s", strerror(ENOMEM));
+		return 1;
+	}
 	ret = find_root(d, root, sizeof(root));
 	if (ret)
 		return ret;
@@ -179,6 +189,7 @@ void daemon_fini(struct daemon *d)
 	cgtree_close(&d->tree);
 	rootwatch_close(&d->rw);
 	monitor_close(&d->mon);
+	acctd_fini(&d->acct, &d->nfs, &d->cfg);
 	nfs_close(&d->nfs);
 	config_free(&d->cfg);
 	if (d->sfd >= 0)

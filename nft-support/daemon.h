@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 
+#include "acctd.h"
 #include "bindings.h"
 #include "monitor.h"
 #include "nftset.h"
@@ -22,6 +23,7 @@ struct daemon {
 	struct nfs nfs;
 	struct monitor mon;
 	struct rootwatch rw;	/* is the root's mount still there */
+	struct acctd acct;	/* traffic per cgroup path */
 	int sfd;		/* signalfd: SIGHUP, SIGUSR1, SIGTERM, SIGINT */
 	double rescan_at;	/* absolute (monotonic) deadline, 0 for none */
 	int root_level;		/* of the cgroup root in our cgroup ns, or -1 */

@@ -3,7 +3,10 @@
 #ifndef NFTCG_LIST_H
 #define NFTCG_LIST_H
 
-/* Print the ids in set "FAMILY:TABLE:SET", sorted.  Returns the exit status. */
-int list_set(const char *spec);
+/*
+ * Print the ids in set "FAMILY:TABLE:SET", sorted, with their paths below
+ * @root (NULL: the cgroup2 mount) and counters.  Returns the exit status.
+ */
+int list_set(const char *spec, const char *root);
 
 #endif

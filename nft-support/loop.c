@@ -34,6 +34,12 @@ static void reload(struct daemon *d)
 		sd_notify("READY=1");
 		return;
 	}
+	if (acctd_attach(&d->acct, &cfg)) {
+		err("reload failed: out of memory; keeping the current bindings");
+		config_free(&cfg);
+		sd_notify("READY=1");
+		return;
+	}
 	config_free(&d->cfg);
 	d->cfg = cfg;
 	d->tree.ctx = &d->cfg;
@@ -160,6 +166,8 @@ static int poll_timeout(struct daemon *d)
 	}
 	if (d->rescan_at && (wake < 0 || d->rescan_at < wake))
 		wake = d->rescan_at;
+	if (wake < 0 || acctd_deadline(&d->acct) < wake)
+		wake = acctd_deadline(&d->acct);
 	if (wake < 0)
 		return -1;
 	return wake <= tn ? 0 : (int)((wake - tn) * 1000) + 1;
@@ -257,6 +265,7 @@ int daemon_loop(struct daemon *d)
 		reconcile_all(d, false);
 		reconcile_rules_changed(d);
 		status_notify(d);
+		acctd_tick(&d->acct, &d->nfs, &d->cfg, now());
 	}
 	sd_notify("STOPPING=1");
 	return status;

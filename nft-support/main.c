@@ -7,6 +7,7 @@
 #include "daemon.h"
 #include "list.h"
 #include "reconcile.h"
+#include "statscmd.h"
 
 int main(int argc, char **argv)
 {
@@ -17,7 +18,9 @@ int main(int argc, char **argv)
 	if (status >= 0)
 		return status;
 	if (d.opt.mode == MODE_LIST)
-		return list_set(d.opt.list_spec);
+		return list_set(d.opt.list_spec, d.opt.cgroup_root);
+	if (d.opt.mode == MODE_STATS)
+		return stats_command(&d.opt);
 	status = daemon_init(&d);
 	if (status)	/* for --check, 1 would mean "some set would change" */
 		return d.opt.mode == MODE_CHECK ? CHECK_TROUBLE : status;

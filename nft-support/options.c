@@ -5,11 +5,33 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "log.h"
 #include "options.h"
 
 #define NFTCG_VERSION	"0.1"
+
+/* Options without a short form. */
+enum {
+	OPT_STATE_DIR = 256,
+	OPT_METRICS_FILE,
+	OPT_STATS_INTERVAL,
+	OPT_STATS,
+	OPT_JSON,
+};
+
+/* systemd's StateDirectory= (the first, if several), else the FHS place. */
+static const char *default_state_dir(void)
+{
+	static char dir[4096];
+	const char *env = getenv("STATE_DIRECTORY");
+
+	if (!env || !*env)
+		return "/var/lib/nft-cgroupd";
+	snprintf(dir, sizeof(dir), "%.*s", (int)strcspn(env, ":"), env);
+	return dir;
+}
 
 static const struct option long_opts[] = {
 	{ "config",          required_argument, NULL, 'c' },
@@ -20,6 +42,11 @@ static const struct option long_opts[] = {
 	{ "rescan-interval", required_argument, NULL, 'I' },
 	{ "list",            required_argument, NULL, 'l' },
 	{ "verbose",         no_argument,       NULL, 'v' },
+	{ "state-dir",       required_argument, NULL, OPT_STATE_DIR },
+	{ "metrics-file",    required_argument, NULL, OPT_METRICS_FILE },
+	{ "stats-interval",  required_argument, NULL, OPT_STATS_INTERVAL },
+	{ "stats",           no_argument,       NULL, OPT_STATS },
+	{ "json",            no_argument,       NULL, OPT_JSON },
 	{ "help",            no_argument,       NULL, 'h' },
 	{ "version",         no_argument,       NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
@@ -44,7 +71,16 @@ static void usage(FILE *f)
 "  -I, --rescan-interval S while directories lack a watch (or nf_tables events\n"
 "                          are unavailable), rescan and reconcile every S\n"
 "                          seconds (default 30)\n"
-"  -l, --list F:T:S        print the ids in set F:T:S, one a line, and exit\n"
+"  -l, --list F:T:S        print the ids in set F:T:S, one a line, with their\n"
+"                          cgroup paths and counters, and exit\n"
+"      --stats [F:T:S]     print the traffic per cgroup path of the counted\n"
+"                          sets (state file and live counters), and exit\n"
+"      --json              --stats as JSON\n"
+"      --state-dir DIR     where the totals are kept (default $STATE_DIRECTORY\n"
+"                          or /var/lib/nft-cgroupd)\n"
+"      --metrics-file F    write the totals for Prometheus to F\n"
+"      --stats-interval S  read the counters, save the totals and write the\n"
+"                          metrics every S seconds (default 60)\n"
 "  -v, --verbose           log every change\n"
 "  -h, --help              show this help\n"
 "  -V, --version           show the version\n"
@@ -95,6 +131,21 @@ static int parse_one(struct options *o, int c)
 	case 'v':
 		log_verbose = 1;
 		return -1;
+	case OPT_STATE_DIR:
+		o->state_dir = optarg;
+		return -1;
+	case OPT_METRICS_FILE:
+		o->metrics_file = optarg;
+		return -1;
+	case OPT_STATS_INTERVAL:
+		return parse_seconds("--stats-interval", optarg,
+				     &o->stats_interval) ? 2 : -1;
+	case OPT_STATS:
+		o->mode = MODE_STATS;
+		return -1;
+	case OPT_JSON:
+		o->json = true;
+		return -1;
 	case 'h':
 		usage(stdout);
 		return 0;
@@ -111,7 +162,9 @@ int options_parse(struct options *o, int argc, char **argv)
 {
 	int c, ret;
 
-	*o = (struct options){ .retry_interval = 5, .rescan_interval = 30 };
+	*o = (struct options){ .retry_interval = 5, .rescan_interval = 30,
+			       .stats_interval = 60,
+			       .state_dir = default_state_dir() };
 	while ((c = getopt_long(argc, argv, "c:r:1nR:I:l:vhV", long_opts,
 				NULL)) != -1) {
 		/* --list acts at once, whatever follows it */

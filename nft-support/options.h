@@ -10,6 +10,7 @@ enum nftcg_mode {
 	MODE_ONCE,	/* --once: sync once, failures are the status */
 	MODE_LIST,	/* --list F:T:S */
 	MODE_CHECK,	/* --check: print what a sync would change */
+	MODE_STATS,	/* --stats [F:T:S] */
 };
 
 struct options {
@@ -21,6 +22,10 @@ struct options {
 	int nargs;
 	double retry_interval;
 	double rescan_interval;	/* while degraded, or without nf_tables events */
+	const char *state_dir;		/* accounting totals (statefile.h) */
+	const char *metrics_file;	/* NULL: none */
+	double stats_interval;		/* read counters, save, metrics */
+	bool json;			/* --stats as JSON */
 };
 
 /*

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "acctd.h"
 #include "levels.h"
 #include "log.h"
 #include "reconcile.h"
@@ -33,6 +34,7 @@ static void want_add(struct target *t, const struct cgnode *n)
 		err("%s: out of memory; will re-read everything", t->name);
 		t->full = true;
 	}
+	acctd_expect(t, n);
 	if (log_verbose) {
 		char rel[PATH_MAX];
 
@@ -269,6 +271,7 @@ static int target_check(struct daemon *d, struct target *t, char *msg,
 	if (ret)
 		return ret;
 	t->checked = true;
+	acctd_checked(&d->nfs, t);
 	check_levels(d, t);
 	return 0;
 }
@@ -280,8 +283,7 @@ static int target_diff(struct daemon *d, struct target *t, struct idlist *add,
 	int ret;
 
 	if (t->full) {
-		ret = nfs_read_set(&d->nfs, t->family, t->table, t->set,
-				   &t->have, msg, msglen);
+		ret = acctd_read_set(&d->nfs, t, msg, msglen);
 		if (ret)
 			return ret;
 		ret = collect(&t->want, &t->have, add);
@@ -334,6 +336,8 @@ static int target_try(struct daemon *d, struct target *t, struct idlist *add,
 			ret = target_diff(d, t, add, del, msg, msglen);
 		if (ret)
 			return ret;
+		if (!t->full)	/* a full read just took the counters */
+			acctd_before_delete(&d->nfs, t, del->v, del->n);
 		ret = nfs_commit(&d->nfs, t->family, t->table, t->set, add->v,
 				 add->n, del->v, del->n, &missing, msg, msglen);
 		if (!ret || !missing)
@@ -361,6 +365,8 @@ static int target_sync(struct daemon *d, struct target *t, bool force)
 		target_fail(d, t, msg, ret);
 	else
 		target_committed(t, &add, &del);
+	if (!ret)
+		acctd_committed(&d->acct, t, del.v, del.n, now());
 	idlist_free(&add);
 	idlist_free(&del);
 	return ret ? -1 : 0;

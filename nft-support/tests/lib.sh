@@ -129,7 +129,8 @@ wait_until() {
 	done
 }
 
-set_ids() { nsx "$D" --list "$1" 2>&1; }
+# the ids only: --list prints "ID PATH [packets N bytes M]"
+set_ids() { nsx "$D" --list "$1" 2>&1 | cut -d' ' -f1; }
 ids_of() { [ $# -gt 0 ] && stat -c %i "$@" | sort -n; }
 
 # set_is SPEC DIR...: does the set hold exactly the ids of these dirs?

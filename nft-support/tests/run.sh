@@ -528,6 +528,8 @@ t_config_errors() {
 		pass "config: missing cgroup root reported" || fail "config: missing cgroup root reported" "rc=$rc $out"
 }
 
-TESTS=${*:-once late deep abyss burst thousand bigsync overflow degraded rootloss sighup missing wrongtype restart external noevents levels systemd config_errors check notify unit allowlist}
+. "$(dirname "$0")/accounting.sh"
+
+TESTS=${*:-once late deep abyss burst thousand bigsync overflow degraded rootloss sighup missing wrongtype restart external noevents levels systemd config_errors check notify unit allowlist acct_restart acct_badstate}
 for t in $TESTS; do "t_$t"; done
 summary

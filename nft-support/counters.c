@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netlink.h>
+#include <libnftnl/expr.h>
+#include <libnftnl/set.h>
+
+#include "counters.h"
+#include "nlquery.h"
+
+/* A dump interrupted by a change is read again, this many times. */
+#define READ_TRIES	5
+
+void counter_list_free(struct counter_list *l)
+{
+	free(l->v);
+	*l = (struct counter_list){ 0 };
+}
+
+static int counter_push(struct counter_list *l, const struct elem_counter *c)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct elem_counter *nv = realloc(l->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		l->v = nv;
+		l->cap = cap;
+	}
+	l->v[l->n++] = *c;
+	return 0;
+}
+
+static bool is_counter(struct nftnl_expr *e)
+{
+	const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
+
+	return name && !strcmp(name, "counter");
+}
+
+struct found {
+	struct elem_counter c;
+	bool counter;
+};
+
+/* The element's counter, among its expressions. */
+static int find_counter(struct nftnl_expr *e, void *data)
+{
+	struct found *f = data;
+
+	if (f->counter || !is_counter(e))
+		return 0;
+	f->c.packets = nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_PACKETS);
+	f->c.bytes = nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_BYTES);
+	f->counter = true;
+	return 0;
+}
+
+struct reading {
+	struct idset *ids;
+	struct counter_list *out;
+};
+
+static int elem_cb(struct nftnl_set_elem *e, void *data)
+{
+	struct reading *r = data;
+	struct found f = { 0 };
+	const void *key;
+	uint32_t len = 0;
+
+	key = nftnl_set_elem_get(e, NFTNL_SET_ELEM_KEY, &len);
+	if (!key || len != sizeof(f.c.id))
+		return 0;
+	memcpy(&f.c.id, key, sizeof(f.c.id));	/* host byte order, like nft */
+	if (idset_add(r->ids, f.c.id) < 0)
+		return -1;
+	nftnl_set_elem_expr_foreach(e, find_counter, &f);
+	if (f.counter && counter_push(r->out, &f.c))
+		return -1;
+	return 0;
+}
+
+static int elems_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nftnl_set *s = nftnl_set_alloc();
+	int ret = -1;
+
+	if (!s)
+		return -1;
+	if (nftnl_set_elems_nlmsg_parse(nlh, s) >= 0)
+		ret = nftnl_set_elem_foreach(s, elem_cb, data);
+	nftnl_set_free(s);
+	return ret;
+}
+
+static struct nftnl_set *set_named(const char *table, const char *set)
+{
+	struct nftnl_set *s = nftnl_set_alloc();
+
+	if (s && (nftnl_set_set_str(s, NFTNL_SET_TABLE, table) < 0 ||
+		  nftnl_set_set_str(s, NFTNL_SET_NAME, set) < 0)) {
+		nftnl_set_free(s);
+		s = NULL;
+	}
+	return s;
+}
+
+/* One request of @type about the set, run to its last answer. */
+static int query_set(struct nfs *n, int type, uint16_t flags, int family,
+		     const char *table, const char *set, nfs_answer_cb cb,
+		     void *data, char *kmsg, size_t kmsglen)
+{
+	struct nftnl_set *s = set_named(table, set);
+	struct nlmsghdr *nlh;
+
+	if (!s)
+		return -ENOMEM;
+	nlh = nfs_request(n, type, family, flags);
+	if (!nlh) {
+		nftnl_set_free(s);
+		return -ENOMEM;
+	}
+	if (type == NFT_MSG_GETSET)
+		nftnl_set_nlmsg_build_payload(nlh, s);
+	else
+		nftnl_set_elems_nlmsg_build_payload(nlh, s);
+	nftnl_set_free(s);
+	return nfs_query(n, nlh, cb, data, kmsg, kmsglen);
+}
+
+int nfs_read_counters(struct nfs *n, int family, const char *table,
+		      const char *set, struct idset *ids,
+		      struct counter_list *out, char *err, size_t errlen)
+{
+	struct reading r = { .ids = ids, .out = out };
+	char kmsg[256] = "";
+	int ret = -EINTR, tries;
+
+	for (tries = 0; tries < READ_TRIES && ret == -EINTR; tries++) {
+		idset_clear(ids);
+		out->n = 0;
+		ret = query_set(n, NFT_MSG_GETSETELEM, NLM_F_DUMP, family,
+				table, set, elems_cb, &r, kmsg, sizeof(kmsg));
+	}
+	if (ret)
+		nfs_describe(err, errlen, "reading the set's counters", -ret,
+			     kmsg);
+	return ret;
+}
+
+static int has_counter_cb(struct nftnl_expr *e, void *data)
+{
+	int *counts = data;
+
+	if (is_counter(e))
+		*counts = 1;
+	return 0;
+}
+
+static int set_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nftnl_set *s = nftnl_set_alloc();
+	int *counts = data;
+
+	if (!s)
+		return -1;
+	if (nftnl_set_nlmsg_parse(nlh, s) < 0) {
+		nftnl_set_free(s);
+		return -1;
+	}
+	nftnl_set_expr_foreach(s, has_counter_cb, counts);
+	nftnl_set_free(s);
+	return 0;
+}
+
+int nfs_set_counts(struct nfs *n, int family, const char *table,
+		   const char *set, char *err, size_t errlen)
+{
+	char kmsg[256] = "";
+	int counts = 0, ret;
+
+	ret = query_set(n, NFT_MSG_GETSET, 0, family, table, set, set_cb,
+			&counts, kmsg, sizeof(kmsg));
+	if (ret) {
+		nfs_describe(err, errlen, "reading the set", -ret, kmsg);
+		return ret;
+	}
+	return counts;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The per-element counters of a set declared with `counter`: every
+ * `socket cgroupv2 level N @set` lookup that matches counts on the element
+ * of the cgroup id found.
+ */
+#ifndef NFTCG_COUNTERS_H
+#define NFTCG_COUNTERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "idset.h"
+
+struct nfs;
+
+struct elem_counter {
+	uint64_t id, packets, bytes;
+};
+
+struct counter_list {
+	struct elem_counter *v;
+	size_t n, cap;
+};
+
+void counter_list_free(struct counter_list *l);
+
+/*
+ * Is the set declared with a per-element `counter`?  1, 0, or -errno with
+ * the reason in @err.
+ */
+int nfs_set_counts(struct nfs *n, int family, const char *table,
+		   const char *set, char *err, size_t errlen);
+/*
+ * Read every element: the ids into @ids (replacing its content), the
+ * counters of those that carry one into @out (emptied first).  0, or
+ * -errno with the reason in @err.
+ */
+int nfs_read_counters(struct nfs *n, int family, const char *table,
+		      const char *set, struct idset *ids,
+		      struct counter_list *out, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+# Per-path accounting: real datagrams counted by a set declared with
+# `counter`, summed across rmdir + mkdir (a new cgroup id) and across daemon
+# restarts.  Sourced by run.sh (uses lib.sh).
+
+# A table "t" with a counted set "s" and a rule at level $1.
+acct_table() {
+	nsx nft -f - <<-EOT
+	table inet t {
+		set s { type cgroupsv2; counter; }
+		chain o {
+			type filter hook output priority 0;
+			socket cgroupv2 level $1 @s counter
+		}
+	}
+	EOT
+}
+
+# send_n N CGDIR: N datagrams of 1 byte (29 bytes with IPv4 + UDP headers).
+send_n() {
+	local i
+	for ((i = 0; i < $1; i++)); do send_from "$2"; done
+}
+
+acct_stats() { nsx "$D" --state-dir "$STATE" --stats "$@" 2>&1; }
+
+# stats_has NAME PATH ID PACKETS RESTARTS: the --stats table row of PATH.
+stats_has() {
+	local name=$1 path=$2 id=$3 pk=$4 rs=$5 out row
+	out=$(acct_stats inet:t:s)
+	row=$(awk -v p="$path" '$6 == p' <<<"$out")
+	if [ "$(awk '{print $1, $2, $3, $4, $5}' <<<"$row")" = "inet:t:s $id $pk $((pk * 29)) $rs" ]; then
+		pass "$name"
+	else
+		fail "$name" "want inet:t:s $id $pk $((pk * 29)) $rs $path in: $out"
+	fi
+}
+
+stats_packets_are() {
+	acct_stats inet:t:s | awk -v p="$1" -v n="$2" '$6 == p && $3 == n {f = 1} END {exit !f}'
+}
+
+# wait_stats_packets PATH N: until the totals of PATH reach N packets.
+wait_stats_packets() { wait_until 5 stats_packets_are "$1" "$2"; }
+
+t_acct_restart() {
+	new_ns acct; acct_table $((LVL + 1))
+	STATE=$TMPD/acct-state
+	mkdir -p "$STATE" "$ROOT/svc" "$ROOT/other"
+	# No periodic reading for an hour: the counts of an id that leaves
+	# come from the reading just before its delete.
+	local args=(--state-dir "$STATE" --stats-interval 3600 --metrics-file "$TMPD/acct.prom" 'inet:t:s=svc')
+	start_daemon acct1 "${args[@]}" || { fail "acct: daemon started"; return; }
+	assert_set "acct: set filled" inet:t:s "$ROOT/svc"
+	send_n 3 "$ROOT/svc"; send_n 2 "$ROOT/other"
+	rmdir "$ROOT/svc"; mkdir "$ROOT/svc"
+	assert_set "acct: new id after rmdir + mkdir" inet:t:s "$ROOT/svc"
+	send_n 2 "$ROOT/svc"
+	wait_stats_packets /svc 5
+	stats_has "acct: rmdir + mkdir: one total, one restart" /svc "$(stat -c %i "$ROOT/svc")" 5 1
+
+	# stopped: traffic on the old id, then a restart of the service
+	stop_daemon
+	send_n 1 "$ROOT/svc"
+	local old=$(stat -c %i "$ROOT/svc")
+	rmdir "$ROOT/svc"; mkdir "$ROOT/svc"
+	local out=$(nsx "$D" --cgroup-root "$ROOT" --list inet:t:s 2>&1)
+	[ "$out" = "$old (no live cgroup) packets 3 bytes 87" ] &&
+		pass "acct: --list flags a stale id, with its counter" ||
+		fail "acct: --list flags a stale id, with its counter" "$out"
+	start_daemon acct2 "${args[@]}"
+	assert_set "acct: second run: new id" inet:t:s "$ROOT/svc"
+	send_n 1 "$ROOT/svc"
+	wait_stats_packets /svc 7
+	stats_has "acct: daemon restart: totals kept, traffic while stopped counted" /svc \
+		"$(stat -c %i "$ROOT/svc")" 7 2
+	out=$(nsx "$D" --cgroup-root "$ROOT" --list inet:t:s 2>&1)
+	[ "$out" = "$(stat -c %i "$ROOT/svc") /svc packets 1 bytes 29" ] &&
+		pass "acct: --list prints id, path and counter" ||
+		fail "acct: --list prints id, path and counter" "$out"
+	out=$(acct_stats --json inet:t:s)
+	[ "$out" = "[{\"set\":\"inet:t:s\",\"path\":\"/svc\",\"id\":$(stat -c %i "$ROOT/svc"),\"packets\":7,\"bytes\":203,\"restarts\":2}]" ] &&
+		pass "acct: --stats --json" || fail "acct: --stats --json" "$out"
+
+	# a crash: the element keeps counting, the saved reading is not lost
+	kill -KILL "$DPID"; wait "$DPID" 2>/dev/null
+	send_n 2 "$ROOT/svc"
+	args[3]=0.5	# now the periodic reading, for the metrics
+	start_daemon acct3 "${args[@]}"
+	wait_stats_packets /svc 9
+	stats_has "acct: after SIGKILL: nothing lost, nothing twice" /svc "$(stat -c %i "$ROOT/svc")" 9 2
+	wait_until 5 grep -qx 'nft_cgroupd_packets_total{set="inet:t:s",path="/svc"} 9' "$TMPD/acct.prom" &&
+		grep -qx 'nft_cgroupd_bytes_total{set="inet:t:s",path="/svc"} 261' "$TMPD/acct.prom" &&
+		grep -qx 'nft_cgroupd_restarts_total{set="inet:t:s",path="/svc"} 2' "$TMPD/acct.prom" &&
+		grep -qx 'nft_cgroupd_live{set="inet:t:s",path="/svc"} 1' "$TMPD/acct.prom" &&
+		pass "acct: --metrics-file in Prometheus text format" ||
+		fail "acct: --metrics-file in Prometheus text format" "$(cat "$TMPD/acct.prom" 2>&1)"
+	stop_daemon
+}
+
+t_acct_badstate() {
+	new_ns accb; acct_table $((LVL + 1))
+	STATE=$TMPD/acct-bad
+	mkdir -p "$STATE" "$ROOT/bsvc"
+	printf 'nft-cgroupd-state 1\nset inet:t:s\np 1 2 3\n' > "$STATE/state"
+	start_daemon accb --state-dir "$STATE" --stats-interval 0.5 'inet:t:s=bsvc' ||
+		{ fail "acct: starts with a corrupt state file"; return; }
+	assert_log "acct: corrupt state reported with file:line" \
+		"accounting state $STATE/state:3: expected 8 numbers, then the path; set aside as $STATE/state.bad"
+	send_n 2 "$ROOT/bsvc"
+	wait_stats_packets /bsvc 2
+	stats_has "acct: counts again after a corrupt state" /bsvc "$(stat -c %i "$ROOT/bsvc")" 2 0
+	stop_daemon
+}
