@@ -3,7 +3,7 @@
 KDIR ?= $(shell scripts/kdir)
 PREFIX ?= /usr/local
 DESTDIR ?=
-SUBDIRS := iptables-ext nft-support tests/tools tests/unit tests/fuzz
+SUBDIRS := iptables-ext nft-support tests/tools tests/unit tests/fuzz tests/debug-kernel/kfuzz
 
 all: modules userspace
 
@@ -20,6 +20,20 @@ check:
 	scripts/install-deps
 	$(MAKE) all
 	tests/check
+
+# The kernel suite on the debug kernel (KASAN, lockdep, kmemleak; built and
+# cached by scripts/debug-kernel), each test followed by an unload and a
+# kmemleak scan.  See tests/README.md.
+check-debug:
+	scripts/install-deps
+	$(MAKE) userspace
+	HOST_SUITES=0 KERNELS=debug tests/check
+
+# The libFuzzer targets (engine, extension, nft-cgroupd's parser), each for
+# FUZZ_SECONDS (default 60); see tests/README.md.
+fuzz:
+	scripts/install-deps
+	$(MAKE) -C tests/fuzz fuzz
 
 demo:
 	scripts/install-deps
@@ -79,5 +93,5 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean || true
 	@for d in $(SUBDIRS); do $(MAKE) -C $$d clean; done
 
-.PHONY: all modules userspace deps check demo bench checkpatch install clean \
+.PHONY: all modules userspace deps check check-debug fuzz demo bench checkpatch install clean \
 	uninstall install-dkms-source deb
