@@ -35,9 +35,15 @@ remove_rules() {
 	nft -n list ruleset 2>/dev/null | grep -q . && nft flush ruleset
 }
 
-# rmmod MODULE unless it is not loaded; true when it is gone.
+# rmmod MODULE unless it is not loaded; true when it is gone.  nf_tables
+# drops a deleted rule's references from a work item: give it 5 s.
 unload() {
-	grep -q "^$1 " /proc/modules || return 0
+	local i
+	for ((i = 0; i < 5; i++)); do
+		grep -q "^$1 " /proc/modules || return 0
+		rmmod "$1" 2>/dev/null && return 0
+		sleep 1
+	done
 	rmmod "$1"
 }
 
