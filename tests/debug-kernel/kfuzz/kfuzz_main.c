@@ -4,9 +4,9 @@
  *          [--nft-share PERCENT] --seeds FILE
  *
  * Sends N generated blobs through IPT_SO_SET_REPLACE (IPv4, IPv6) and, for
- * PERCENT (default 25) of them, nft_compat (NFT_MSG_NEWRULE, ip and ip6).  Each must be refused with the errno the ABI gives
- * for it, or accepted; every K-th accepted blob is then checked packet by
- * packet: one datagram from each of the fuzzer's cgroups, and the rule's
+ * PERCENT (default 25) of them, nft_compat (NFT_MSG_NEWRULE, ip and ip6).
+ * Each must be refused with the errno the ABI gives for it, or accepted;
+ * every K-th accepted blob of each way is then checked packet by packet: one datagram from each of the fuzzer's cgroups, and the rule's
  * counter must move exactly when the userspace engine says the blob
  * matches that cgroup.  Prints "PASS/FAIL kfuzz ..." lines and figures;
  * exits 1 on any mismatch.  Run as root in the test VM (it owns the
@@ -170,7 +170,8 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 	}
 	if (i != argc || !o->seeds || !o->verify_every || !o->blobs) {
-		fprintf(stderr, "usage: cg2kfuzz --seeds FILE [--seed N] [--blobs N] [--seconds S] [--verify-every K] [--nft-share PERCENT]\n");
+		fprintf(stderr, "usage: cg2kfuzz --seeds FILE [--seed N] [--blobs N] [--seconds S]\n"
+			"                [--verify-every K] [--nft-share PERCENT]\n");
 		return -1;
 	}
 	return 0;
@@ -185,7 +186,8 @@ static void report(const struct opts *o, const struct stats *st, unsigned long s
 		total += st->blobs[k];
 		accepted += st->accepted[k];
 	}
-	printf("cg2kfuzz: seed %lu, %lu blobs in %lu s, %lu accepted, %lu refused (EINVAL %lu, ENAMETOOLONG %lu)\n",
+	printf("cg2kfuzz: seed %lu, %lu blobs in %lu s, %lu accepted, %lu refused"
+	       " (EINVAL %lu, ENAMETOOLONG %lu)\n",
 	       o->seed, total, secs, accepted, st->refused_as_expected,
 	       st->einval, st->enametoolong);
 	for (k = 0; k < NPATHS; k++)
@@ -203,8 +205,8 @@ static void report(const struct opts *o, const struct stats *st, unsigned long s
 	if (st->errno_mismatch)
 		printf("FAIL kfuzz: %lu blobs answered otherwise than the ABI says\n", st->errno_mismatch);
 	else
-		printf("PASS kfuzz: %lu blobs through IPT_SO_SET_REPLACE and nft_compat answered as the ABI says\n",
-		       total);
+		printf("PASS kfuzz: %lu blobs through IPT_SO_SET_REPLACE and nft_compat"
+		       " answered as the ABI says\n", total);
 	if (st->verdict_mismatch)
 		printf("FAIL kfuzz: %lu of %lu verdicts differ from the userspace engine\n",
 		       st->verdict_mismatch, st->verdicts);
