@@ -6,9 +6,10 @@
  * Sends N generated blobs through IPT_SO_SET_REPLACE (IPv4, IPv6) and, for
  * PERCENT (default 25) of them, nft_compat (NFT_MSG_NEWRULE, ip and ip6).
  * Each must be refused with the errno the ABI gives for it, or accepted;
- * every K-th accepted blob of each way is then checked packet by packet: one datagram from each of the fuzzer's cgroups, and the rule's
- * counter must move exactly when the userspace engine says the blob
- * matches that cgroup.  Prints "PASS/FAIL kfuzz ..." lines and figures;
+ * every K-th accepted blob of each way is then checked packet by packet:
+ * one datagram from each of the fuzzer's cgroups, and the rule's counter
+ * must move exactly when the userspace engine says the blob matches that
+ * cgroup.  Prints "PASS/FAIL kfuzz ..." lines and figures;
  * exits 1 on any mismatch.  Run as root in the test VM (it owns the
  * filter tables while it runs).
  */
