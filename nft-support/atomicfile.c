@@ -36,6 +36,13 @@ static int write_tmp(const char *tmp, mode_t mode, atomic_fill_fn *fill,
 		  mode);
 	if (fd < 0)
 		return -errno;
+	/* @mode as given, not narrowed by the umask (UMask=0077 in the unit):
+	 * node_exporter must read the metrics file */
+	if (fchmod(fd, mode)) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
 	f = fdopen(fd, "w");
 	if (!f) {
 		ret = -errno;
