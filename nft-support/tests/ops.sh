@@ -112,7 +112,8 @@ t_notify() {
 	assert_log "sigusr1: the summary line" "state: 2 sets: 2 in sync; 2 ids"
 	assert_log "sigusr1: one line per set" "state: set inet:t:late: in sync; holds 1 ids, wants 1"
 	assert_log "sigusr1: the bindings" "state:   binding inet:t:s=nt/\* (argument 1)"
-	assert_log "sigusr1: the tree" "state: cgroup root $ROOT: 3 cgroups, all watched"
+	# (other tests' directories share $ROOT: the count is theirs too)
+	assert_log "sigusr1: the tree" "state: cgroup root $ROOT: [0-9]* cgroups, all watched"
 	kill -0 "$DPID" 2>/dev/null && pass "sigusr1: the daemon goes on" ||
 		fail "sigusr1: the daemon goes on"
 	# the reload protocol: RELOADING=1 with MONOTONIC_USEC=, then READY=1
