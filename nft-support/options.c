@@ -10,7 +10,7 @@
 #include "log.h"
 #include "options.h"
 
-#define NFTCG_VERSION	"0.1"
+/* NFTCG_VERSION comes from ../VERSION (Makefile): one number for the project. */
 
 /* Options without a short form. */
 enum {
