@@ -10,7 +10,12 @@
 #include "log.h"
 #include "options.h"
 
-/* NFTCG_VERSION comes from ../VERSION (Makefile): one number for the project. */
+/* NFTCG_VERSION comes from ../VERSION (Makefile): one number for the project.
+ * Test builds that compile this file on their own (sanitizer and fuzz
+ * binaries) need not pass it. */
+#ifndef NFTCG_VERSION
+#define NFTCG_VERSION	"unknown"
+#endif
 
 /* Options without a short form. */
 enum {
