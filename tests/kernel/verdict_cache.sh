@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The per-rule verdict cache (128 slots, keyed by the cgroup's serial
-# number) stays exact when many more cgroups than slots collide in it, on
-# repeated traffic (cache hits) and after every cgroup is recreated anew.
+# The per-rule verdict cache (keyed by the cgroup's serial number; 128
+# slots at first, see cache_scale.sh for growth) stays exact when more
+# cgroups than its first table holds collide in it, on repeated traffic
+# (cache hits) and after every cgroup is recreated anew.
 . "$(dirname "$0")/../lib/vmtest.sh"
 need_module
 
