@@ -1,0 +1,164 @@
+#!/bin/bash
+# The package test inside the Debian 12 host image, run by xt-boot.service
+# on every boot from /xt (tests/packages/run.sh puts it there with the
+# .debs).  Three boots: install and reboot; check the boot ruleset, restarts
+# and nft-cgroupd, then reboot; check again, uninstall, power off.  Results
+# are PASS/FAIL lines in /xt/result.
+set -uo pipefail
+XT=/xt
+STATE=/var/lib/xt-test
+RESULT=$XT/result
+GUEST=$XT/guest
+mkdir -p "$STATE"
+exec >>"$XT/boot.log" 2>&1
+
+pass() { echo "PASS $1" | tee -a "$RESULT" >/dev/console; }
+fail() { echo "FAIL $1${2:+: $2}" | tee -a "$RESULT" >/dev/console; }
+check() { local name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
+finish() { sync; systemctl "$1"; exit 0; }
+
+# Files below /etc, /usr and /lib, with sizes: what "nothing else changed"
+# compares.  The initramfs and /var (logs, dpkg and dkms state) are not.
+snapshot() {
+	find /etc /usr /lib -xdev \( -type f -o -type l \) -printf '%p %s\n' | sort
+}
+
+# echo_reply PORT: what the echo service on PORT sends back.
+echo_reply() { printf 'ping\n' | timeout 60 socat -t 5 - "TCP:127.0.0.1:$1" 2>/dev/null; }
+served() { [[ $(echo_reply 7007) == ping ]]; }
+refused() { ! echo_reply 7008 | grep -q ping; }
+# The allow rule's packet count.
+allowed_packets() { iptables -L INPUT -v -x -n | awk '/ACCEPT/ && /cgroup2/ {print $1; exit}'; }
+echo_cgroup_id() { stat -c %i /sys/fs/cgroup/system.slice/echo.service; }
+nft_out_packets() { nft list chain inet xt out | sed -n 's/.*counter packets \([0-9]*\).*/\1/p'; }
+set_elements() { nft list set inet xt echo | grep -o 'system.slice/[a-z]*\.service' | sort | paste -sd' '; }
+
+# Before anything is installed: the test's own units and rulesets.
+setup() {
+	cp "$GUEST/echo.service" "$GUEST/rogue.service" /etc/systemd/system/
+	cp "$GUEST/rules.v4" /etc/iptables/rules.v4
+	cp "$GUEST/nftables.conf" /etc/nftables.conf
+	systemctl enable -q echo.service rogue.service nftables.service netfilter-persistent.service
+	snapshot >"$STATE/before"
+}
+
+phase_install() {
+	local kver
+	kver=$(uname -r)
+	setup
+	local t0=$SECONDS
+	check "install: apt installs the three packages offline" \
+		apt-get install -y -q --no-download "$XT"/debs/*.deb
+	echo "dkms build and install took $((SECONDS - t0)) s" >>"$RESULT.times"
+	dkms status
+	check "install: dkms status says installed for $kver" \
+		grep -q "^xt_cgroup2/$(cat "$XT/VERSION"), $kver, x86_64: installed" <(dkms status)
+	check "install: modinfo shows version $(cat "$XT/VERSION")" \
+		grep -qx "version: *$(cat "$XT/VERSION")" <(modinfo -k "$kver" xt_cgroup2)
+	check "install: modinfo shows the ipt_cgroup2 and ip6t_cgroup2 aliases" \
+		test "$(modinfo -k "$kver" -F alias xt_cgroup2 | grep -c 'ip6\?t_cgroup2$')" = 2
+	check "install: -m cgroup2 --help names the version" \
+		grep -q "xt_cgroup2 $(cat "$XT/VERSION")" <(iptables -m cgroup2 --help)
+	check "install: nft-cgroupd --version" \
+		grep -q "$(cat "$XT/VERSION")" <(nft-cgroupd --version)
+	check "install: the nft-cgroupd unit is installed, not enabled" \
+		test "$(systemctl is-enabled nft-cgroupd.service)" = disabled
+	cp "$GUEST/nft-cgroupd.conf" /etc/nft-cgroupd.conf
+	systemctl enable -q nft-cgroupd.service
+	echo boot2 >"$STATE/phase"
+	finish reboot
+}
+
+# After a boot: the ruleset came from netfilter-persistent, before echo.
+check_boot() {
+	local tag=$1 rules echo_start
+	rules=$(systemctl show -P ActiveEnterTimestampMonotonic netfilter-persistent.service)
+	echo_start=$(systemctl show -P ExecMainStartTimestampMonotonic echo.service)
+	check "$tag: the module was autoloaded for the boot ruleset" grep -q '^xt_cgroup2 ' /proc/modules
+	check "$tag: netfilter-persistent loaded the cgroup2 rules" \
+		grep -q -- '-m cgroup2 --path system.slice/echo.service' <(iptables -S INPUT)
+	check "$tag: the rules were loaded ($rules us) before echo.service started ($echo_start us)" \
+		test "$rules" -gt 0 -a "$rules" -lt "$echo_start"
+	check "$tag: echo.service serves the allowed port" served
+	check "$tag: rogue.service is refused" refused
+}
+
+# A restart puts echo.service in a new cgroup at the same path.
+check_restart() {
+	local tag=$1 id0 n0
+	id0=$(echo_cgroup_id) n0=$(allowed_packets)
+	systemctl restart echo.service
+	check "$tag: the restart made a new cgroup" test "$(echo_cgroup_id)" != "$id0"
+	check "$tag: echo.service is still served after the restart" served
+	check "$tag: the allow rule's counter kept counting ($n0 -> $(allowed_packets))" \
+		test "$(allowed_packets)" -gt "$n0"
+	check "$tag: rogue.service is still refused" refused
+}
+
+# nft-cgroupd.service: the set follows restarts, stop, reload.
+check_nft_cgroupd() {
+	local n0
+	check "nft-cgroupd: the unit is active after boot" systemctl -q is-active nft-cgroupd.service
+	check "nft-cgroupd: the set holds echo.service" test "$(set_elements)" = system.slice/echo.service
+	systemctl restart echo.service
+	sleep 2
+	n0=$(nft_out_packets)
+	served
+	check "nft-cgroupd: after a restart the set holds the new cgroup (out counter $n0 -> $(nft_out_packets))" \
+		test "$(nft_out_packets)" -gt "$n0"
+	sed -i 's|=system.slice/echo.service|=system.slice/{echo,rogue}.service|' /etc/nft-cgroupd.conf
+	systemctl reload nft-cgroupd.service
+	sleep 3
+	check "nft-cgroupd: reload applies the changed config ($(set_elements))" \
+		test "$(set_elements)" = "system.slice/echo.service system.slice/rogue.service"
+	systemctl stop nft-cgroupd.service
+	check "nft-cgroupd: stop leaves the unit inactive" \
+		test "$(systemctl is-active nft-cgroupd.service)" = inactive
+	check "nft-cgroupd: stop does not leave it failed" ! systemctl -q is-failed nft-cgroupd.service
+	check "nft-cgroupd: systemd-analyze verify is clean" \
+		test -z "$(systemd-analyze verify nft-cgroupd.service 2>&1)"
+	systemd-analyze security --no-pager nft-cgroupd.service >"$XT/security.txt" 2>&1
+	tail -n 1 "$XT/security.txt" >>"$RESULT.times"
+}
+
+phase_boot2() {
+	check_boot boot
+	check_restart restart
+	check_nft_cgroupd
+	echo boot3 >"$STATE/phase"
+	finish reboot
+}
+
+# Purge the packages: their files go, nothing else under /etc /usr /lib
+# changes (the test's own setup was in place before the install).
+check_uninstall() {
+	local xtlib=/usr/lib/x86_64-linux-gnu/xtables
+	systemctl disable -q nft-cgroupd.service
+	check "uninstall: apt purges the three packages" \
+		apt-get purge -y -q xt-cgroup2-dkms xtables-cgroup2 nft-cgroupd
+	check "uninstall: dkms knows no xt_cgroup2" test -z "$(dkms status xt_cgroup2)"
+	check "uninstall: the module is gone" ! modinfo -k "$(uname -r)" xt_cgroup2
+	check "uninstall: the extensions are gone" \
+		test ! -e $xtlib/libxt_cgroup2.so -a ! -e $xtlib/libxt_CGROUP2LOG.so
+	check "uninstall: the unit is gone" test ! -e /lib/systemd/system/nft-cgroupd.service
+	snapshot >"$STATE/after"
+	diff "$STATE/before" "$STATE/after" >"$XT/uninstall.diff"
+	check "uninstall: nothing else changed in /etc, /usr, /lib" test ! -s "$XT/uninstall.diff"
+}
+
+phase_boot3() {
+	check_boot reboot
+	check_restart "reboot+restart"
+	check_uninstall
+	echo done >"$STATE/phase"
+	echo DONE >>"$RESULT"
+	finish poweroff
+}
+
+systemctl is-system-running --wait >/dev/null
+case $(cat "$STATE/phase" 2>/dev/null || echo install) in
+install) phase_install ;;
+boot2) phase_boot2 ;;
+boot3) phase_boot3 ;;
+*) finish poweroff ;;
+esac
