@@ -89,9 +89,15 @@ install-dkms-source:
 deb:
 	scripts/make-deb
 
+# The packages on a real Debian 12 host booted in qemu (tests/packages/run.sh:
+# install, boot ruleset, restarts, reboot, nft-cgroupd.service, purge).
+check-packages:
+	scripts/install-deps
+	tests/packages/run.sh
+
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean || true
 	@for d in $(SUBDIRS); do $(MAKE) -C $$d clean; done
 
 .PHONY: all modules userspace deps check check-debug fuzz demo bench checkpatch install clean \
-	uninstall install-dkms-source deb
+	uninstall install-dkms-source deb check-packages
