@@ -40,18 +40,24 @@ demo:
 	$(MAKE) all
 	tests/vm/run -- bash /tests/demo/demo.sh
 
-# Per-packet cost against the in-tree match (VM), and nft-cgroupd latency.
+# Per-packet cost against the in-tree match, first packets, many cgroups
+# (one VM boot, tests/bench/README.md), results in bench-results/; then
+# nft-cgroupd latency.
 bench:
 	scripts/install-deps
 	$(MAKE) all
-	tests/vm/run -- bash /tests/bench/match_cost.sh
-	tests/vm/run -- bash /tests/bench/first_packet.sh
+	mkdir -p bench-results
+	rc=0; tests/vm/run --timeout 2400 -- bash /tests/bench/run.sh \
+		>bench-results/vm.log || rc=$$?; \
+	tests/bench/report bench-results/vm.log bench-results; \
+	grep -E '^(BENCH|FAIL)' bench-results/vm.log; exit $$rc
 	$(MAKE) -C nft-support bench
 
 checkpatch:
 	scripts/checkpatch kmod/xt_cgroup2_main.c kmod/xt_cgroup2_compat.h \
 		kmod/xt_CGROUP2LOG.c kmod/xt_cgroup2_log.h include/uapi/xt_CGROUP2LOG.h \
 		kmod/xt_cgroup2_sock.c kmod/xt_cgroup2_sock.h \
+		kmod/xt_cgroup2_cache.c kmod/xt_cgroup2_cache.h \
 		lib/cgroup2_pattern.c lib/cgroup2_pattern.h include/uapi/xt_cgroup2.h
 
 # DESTDIR-aware, for packaging: the module goes below $(DESTDIR)/lib/modules.

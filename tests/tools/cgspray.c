@@ -11,6 +11,9 @@
  *     round 1: 100000 datagrams, 1234 ns/datagram
  *     median 1234 ns/datagram
  *
+ * With CGSPRAY_BEFORE set, that shell command runs before each round, with
+ * CGSPRAY_ROUND set to the round's number (benchmarks change rules there).
+ *
  * Exit 0 when every datagram went out; 1 with a reason on stderr if not.
  */
 #include <arpa/inet.h>
@@ -87,7 +90,7 @@ static long open_sockets(int **fds, const struct sockaddr_in *to)
 		if (join(dir))
 			return fprintf(stderr, "cgspray: cannot join %s: %s\n",
 				       dir, strerror(errno)), -1;
-		(*fds)[n] = socket(AF_INET, SOCK_DGRAM, 0);
+		(*fds)[n] = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 		if ((*fds)[n] < 0 ||
 		    connect((*fds)[n], (const struct sockaddr *)to, sizeof(*to)))
 			return die("socket"), -1;
@@ -114,6 +117,23 @@ static long long send_round(const int *fds, long n, long count)
 		if (send(fds[i % n], "x", 1, 0) != 1)
 			return die("send"), -1;
 	return (now_ns() - t0) / count;
+}
+
+/* The CGSPRAY_BEFORE command, if any, for round @r; 0 if it succeeded. */
+static int before_round(long r)
+{
+	const char *cmd = getenv("CGSPRAY_BEFORE");
+	char num[24];
+
+	if (!cmd)
+		return 0;
+	snprintf(num, sizeof(num), "%ld", r);
+	setenv("CGSPRAY_ROUND", num, 1);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "cgspray: round %ld: \"%s\" failed\n", r, cmd);
+		return -1;
+	}
+	return 0;
 }
 
 static int cmp_ll(const void *a, const void *b)
@@ -152,11 +172,14 @@ int main(int argc, char **argv)
 	if (n < 1 || join(home))
 		return n == 0 ? fprintf(stderr, "cgspray: no cgroups\n"), 1 : 1;
 	for (r = 0; r < rounds; r++) {
+		if (before_round(r + 1))
+			return 1;
 		cost[r] = send_round(fds, n, count);
 		if (cost[r] < 0)
 			return 1;
 		printf("round %ld: %ld datagrams, %lld ns/datagram\n",
 		       r + 1, count, cost[r]);
+		fflush(stdout);
 	}
 	qsort(cost, rounds, sizeof(cost[0]), cmp_ll);
 	printf("median %lld ns/datagram\n", cost[(rounds - 1) / 2]);
