@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "acctd.h"
@@ -114,22 +115,56 @@ int acctd_read_set(struct nfs *n, struct target *t, char *err, size_t errlen)
 	return read_counted(n, t, &t->have, err, errlen);
 }
 
+/* The ids of @del that have a path; NULL for none (or out of memory). */
+static uint64_t *counted_ids(struct acct *a, const uint64_t *del, size_t ndel,
+			     size_t *n)
+{
+	uint64_t *v = NULL;
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < ndel; i++) {
+		if (!acct_find_id(a, del[i]))
+			continue;
+		if (!v)
+			v = malloc((ndel - i) * sizeof(*v));
+		if (!v)
+			return NULL;
+		v[(*n)++] = del[i];
+	}
+	return v;
+}
+
+/*
+ * Only the elements about to go are read, so that a delete costs the same
+ * whatever the size of the set; when one of them is gone already (ENOENT),
+ * the whole set is read instead.
+ */
 void acctd_before_delete(struct nfs *n, struct target *t,
 			 const uint64_t *del, size_t ndel)
 {
+	struct counter_list l = { 0 };
 	struct idset scratch = { 0 };
+	uint64_t *ids;
 	char err[512];
-	size_t i;
+	size_t nids, i;
 
 	if (!counted(t))
 		return;
-	for (i = 0; i < ndel && !acct_find_id(t->acct, del[i]); i++)
-		;
-	if (i == ndel)
+	ids = counted_ids(t->acct, del, ndel, &nids);
+	if (!ids)
 		return;	/* none of them is counted */
-	if (read_counted(n, t, &scratch, err, sizeof(err)))
+	if (!nfs_read_elem_counters(n, t->family, t->table, t->set, ids, nids,
+				    &l, err, sizeof(err))) {
+		for (i = 0; i < l.n; i++)
+			acct_observe(t->acct, l.v[i].id, l.v[i].packets,
+				     l.v[i].bytes);
+	} else if (read_counted(n, t, &scratch, err, sizeof(err))) {
 		dbg("%s: %s; the last reading counts", t->name, err);
+	}
+	counter_list_free(&l);
 	idset_free(&scratch);
+	free(ids);
 }
 
 void acctd_committed(struct acctd *ad, struct target *t, const uint64_t *del,

@@ -13,6 +13,8 @@
 
 /* A dump interrupted by a change is read again, this many times. */
 #define READ_TRIES	5
+/* Elements named per GETSETELEM request: 20 bytes each, well below 64 KiB. */
+#define IDS_PER_GET	512
 
 void counter_list_free(struct counter_list *l)
 {
@@ -190,4 +192,69 @@ int nfs_set_counts(struct nfs *n, int family, const char *table,
 		return ret;
 	}
 	return counts;
+}
+
+/* The set with the elements @ids, or NULL when out of memory. */
+static struct nftnl_set *set_with(const char *table, const char *set,
+				  const uint64_t *ids, size_t nids)
+{
+	struct nftnl_set *s = set_named(table, set);
+	struct nftnl_set_elem *e;
+	size_t i;
+
+	for (i = 0; s && i < nids; i++) {
+		e = nftnl_set_elem_alloc();
+		if (!e || nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, &ids[i],
+					     sizeof(ids[i])) < 0) {
+			if (e)
+				nftnl_set_elem_free(e);
+			nftnl_set_free(s);
+			return NULL;
+		}
+		nftnl_set_elem_add(s, e);
+	}
+	return s;
+}
+
+/* One GETSETELEM for @nids elements: one answer each, then the ACK. */
+static int get_elems(struct nfs *n, int family, const char *table,
+		     const char *set, const uint64_t *ids, size_t nids,
+		     struct reading *r, char *kmsg, size_t kmsglen)
+{
+	struct nftnl_set *s = set_with(table, set, ids, nids);
+	struct nlmsghdr *nlh;
+
+	if (!s)
+		return -ENOMEM;
+	nlh = nfs_request(n, NFT_MSG_GETSETELEM, family, NLM_F_ACK);
+	if (!nlh) {
+		nftnl_set_free(s);
+		return -ENOMEM;
+	}
+	nftnl_set_elems_nlmsg_build_payload(nlh, s);
+	nftnl_set_free(s);
+	return nfs_query(n, nlh, elems_cb, r, kmsg, kmsglen);
+}
+
+int nfs_read_elem_counters(struct nfs *n, int family, const char *table,
+			   const char *set, const uint64_t *ids, size_t nids,
+			   struct counter_list *out, char *err, size_t errlen)
+{
+	struct idset seen = { 0 };
+	struct reading r = { .ids = &seen, .out = out };
+	char kmsg[256] = "";
+	size_t i, k;
+	int ret = 0;
+
+	out->n = 0;
+	for (i = 0; !ret && i < nids; i += k) {
+		k = nids - i < IDS_PER_GET ? nids - i : IDS_PER_GET;
+		ret = get_elems(n, family, table, set, ids + i, k, &r, kmsg,
+				sizeof(kmsg));
+	}
+	idset_free(&seen);
+	if (ret)
+		nfs_describe(err, errlen, "reading elements' counters", -ret,
+			     kmsg);
+	return ret;
 }

@@ -41,4 +41,13 @@ int nfs_read_counters(struct nfs *n, int family, const char *table,
 		      const char *set, struct idset *ids,
 		      struct counter_list *out, char *err, size_t errlen);
 
+/*
+ * Read only the elements @ids (GETSETELEM naming them): their counters into
+ * @out (emptied first).  -ENOENT when one of them is not in the set.  0, or
+ * -errno with the reason in @err.
+ */
+int nfs_read_elem_counters(struct nfs *n, int family, const char *table,
+			   const char *set, const uint64_t *ids, size_t nids,
+			   struct counter_list *out, char *err, size_t errlen);
+
 #endif
