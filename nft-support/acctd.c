@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "acctd.h"
 #include "counters.h"
@@ -209,6 +210,18 @@ static void read_all(struct nfs *n, struct config *cfg)
 	idset_free(&scratch);
 }
 
+/* Without systemd's StateDirectory=, the first save makes the directory. */
+static int make_state_dir(const char *state_path)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", state_path);
+	*strrchr(dir, '/') = '\0';
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
 static void save(struct acctd *ad)
 {
 	bool changed = false;
@@ -227,7 +240,9 @@ static void save(struct acctd *ad)
 	}
 	if (!*ad->state_path || !changed)
 		return;
-	ret = state_save(ad->state_path, &ad->store);
+	ret = make_state_dir(ad->state_path);
+	if (!ret)
+		ret = state_save(ad->state_path, &ad->store);
 	if (ret && !ad->save_failed)
 		err("accounting state %s: %s; totals are kept in memory and saved again at the next change",
 		    ad->state_path, strerror(-ret));

@@ -45,8 +45,8 @@ wait_stats_packets() { wait_until 5 stats_packets_are "$1" "$2"; }
 
 t_acct_restart() {
 	new_ns acct; acct_table $((LVL + 1))
-	STATE=$TMPD/acct-state
-	mkdir -p "$STATE" "$ROOT/svc" "$ROOT/other"
+	STATE=$TMPD/acct-state	# made by the daemon, as without StateDirectory=
+	mkdir -p "$ROOT/svc" "$ROOT/other"
 	# No periodic reading for an hour: the counts of an id that leaves
 	# come from the reading just before its delete.
 	local args=(--state-dir "$STATE" --stats-interval 3600 --metrics-file "$TMPD/acct.prom" 'inet:t:s=svc')
@@ -58,6 +58,9 @@ t_acct_restart() {
 	send_n 2 "$ROOT/svc"
 	wait_stats_packets /svc 5
 	stats_has "acct: rmdir + mkdir: one total, one restart" /svc "$(stat -c %i "$ROOT/svc")" 5 1
+	[ "$(stat -c %a "$STATE") $(stat -c %a "$STATE/state")" = "700 600" ] &&
+		pass "acct: state directory made, private" ||
+		fail "acct: state directory made, private" "$(ls -ld "$STATE" "$STATE/state" 2>&1)"
 
 	# stopped: traffic on the old id, then a restart of the service
 	stop_daemon

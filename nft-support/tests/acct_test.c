@@ -13,6 +13,7 @@
 
 #include "../accounting.h"
 #include "../statefile.h"
+#include "../textesc.h"
 
 static int failed;
 static char dir[] = "/tmp/acct_test.XXXXXX";
@@ -215,6 +216,21 @@ static void test_hostile(void)
 	      state_load(path, &s, err, sizeof(err)) == -ELOOP, err);
 }
 
+/* Paths are any bytes but '/' and NUL: each output quotes them. */
+static void test_escapes(void)
+{
+	const char *path = "a\"b\\c\td\xff\xc3\xa9";
+	char buf[256] = "";
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	put_json_string(f, path);
+	fputc(' ', f);
+	put_label_value(f, "x\"y\\z\n");
+	fclose(f);
+	check("escape: JSON string and Prometheus label value",
+	      !strcmp(buf, "\"a\\\"b\\\\c\\u0009d\\u00ff\xc3\xa9\" x\\\"y\\\\z\\n"), buf);
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -226,6 +242,7 @@ int main(void)
 	test_bounded_paths();
 	test_roundtrip();
 	test_hostile();
+	test_escapes();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
 		return 1;
