@@ -44,8 +44,11 @@ static void print_ids(struct daemon *d, char sign, uint64_t *ids, size_t n)
 	struct paths p = { .ids = ids, .n = n };
 	size_t i;
 
+	/* An empty diff may come as NULL, which qsort() must not see. */
+	if (!n)
+		return;
 	qsort(ids, n, sizeof(*ids), cmp_u64);
-	p.path = calloc(n ? n : 1, sizeof(*p.path));
+	p.path = calloc(n, sizeof(*p.path));
 	if (p.path)
 		cgtree_foreach(&d->tree, note_path, &p);
 	for (i = 0; i < n; i++) {
