@@ -49,6 +49,17 @@ static const struct kernel_param_ops cg2_cache_bytes_ops = {
 module_param_cb(cache_bytes, &cg2_cache_bytes_ops, NULL, 0444);
 MODULE_PARM_DESC(cache_bytes, "bytes in the verdict caches of all rules");
 
+/*
+ * A rule's first table is charged to the memory cgroup of whoever loads
+ * the rule, but tables grow in a work item, where nobody can be charged:
+ * without a limit, anyone with CAP_NET_ADMIN in a user namespace could
+ * turn small rules into 128 KiB each, unaccounted.  Growth past this total
+ * is refused; verdicts stay exact, a busy rule only judges more often.
+ */
+static unsigned long cg2_cache_limit = 64UL << 20;
+module_param_named(cache_limit, cg2_cache_limit, ulong, 0644);
+MODULE_PARM_DESC(cache_limit, "no verdict cache grows once all total this many bytes (default 64 MiB)");
+
 static u64 cg2_slot(u64 serial, bool verdict)
 {
 	return serial << 2 | CG2_SLOT_VALID | verdict;
@@ -97,6 +108,17 @@ static void cg2_table_free(unsigned long table)
 }
 
 /*
+ * Whether a table of @bytes more fits under the limit, old table included
+ * (it lives until the grace period ends).  Racing growers may overshoot by
+ * one table each: the limit bounds memory, it is not an allocator.
+ */
+static bool cg2_cache_budget(unsigned long bytes)
+{
+	return atomic_long_read(&cg2_cache_bytes) + bytes <=
+	       READ_ONCE(cg2_cache_limit);
+}
+
+/*
  * Replace the table by an empty one four times larger.  The old verdicts
  * are not copied: each costs one judgement again, once.  If memory is short
  * the table keeps its size for the rule's life.
@@ -107,7 +129,10 @@ static void cg2_cache_grow(struct work_struct *work)
 	unsigned long old = cache->table, table;
 	unsigned int bits = cg2_table_bits(old) + 2;
 
-	table = cg2_table_alloc(min(bits, CG2_CACHE_MAX_BITS), GFP_KERNEL);
+	bits = min(bits, CG2_CACHE_MAX_BITS);
+	if (!cg2_cache_budget(sizeof(atomic64_t) << bits))
+		return;
+	table = cg2_table_alloc(bits, GFP_KERNEL);
 	if (!table)
 		return;
 	atomic_set(&cache->fills, 0);

@@ -83,4 +83,21 @@ for r in 1 2 3; do
 done
 expect "20,000 cgroups: the table stops at its bound" 131072 "$(cat "$B")"
 iptables -F OUTPUT
+
+# The global limit (cache_limit): tables grow in a work item, charged to no
+# one, so their total is capped.  At 8 KiB a table may grow from 1 KiB to
+# 4 KiB (1 + 4 <= 8 while both live) but never to 16 KiB; verdicts stay
+# exact while the rule judges more often.
+L=/sys/module/xt_cgroup2/parameters/cache_limit
+echo 8192 >"$L" || fail "set $L"
+iptables -A OUTPUT -p udp -d $DST --dport $P -m cgroup2 --path 'scale/m*' \
+	-m comment --comment capped
+for r in 1 2 3 4; do
+	out=$(dirs | cgspray $DST $P $((2 * N)) 1) || fail "cgspray: $out"
+	expect "cache_limit 8 KiB, round $r: counted exactly" $((r * N)) \
+		"$(counter iptables OUTPUT capped)"
+	sleep 1
+done
+expect "cache_limit 8 KiB: the table grew once, then stopped" 4096 "$(cat "$B")"
+iptables -F OUTPUT
 finish
