@@ -46,8 +46,10 @@ demo:
 bench:
 	scripts/install-deps
 	$(MAKE) all
+	$(MAKE) -C tests/bench/kbench KDIR=$(KDIR)
 	mkdir -p bench-results
-	rc=0; tests/vm/run --timeout 2400 -- bash /tests/bench/run.sh \
+	rc=0; tests/vm/run --timeout 2400 --project-modules tests/bench/kbench/modules \
+		-- bash /tests/bench/run.sh \
 		>bench-results/vm.log || rc=$$?; \
 	tests/bench/report bench-results/vm.log bench-results; \
 	grep -E '^(BENCH|FAIL)' bench-results/vm.log; exit $$rc
@@ -58,7 +60,8 @@ checkpatch:
 		kmod/xt_CGROUP2LOG.c kmod/xt_cgroup2_log.h include/uapi/xt_CGROUP2LOG.h \
 		kmod/xt_cgroup2_sock.c kmod/xt_cgroup2_sock.h \
 		kmod/xt_cgroup2_cache.c kmod/xt_cgroup2_cache.h \
-		lib/cgroup2_pattern.c lib/cgroup2_pattern.h include/uapi/xt_cgroup2.h
+		lib/cgroup2_pattern.c lib/cgroup2_pattern.h include/uapi/xt_cgroup2.h \
+		tests/bench/kbench/xt_cg2bench.c
 
 # DESTDIR-aware, for packaging: the module goes below $(DESTDIR)/lib/modules.
 # Distribution headers carry no signing key: sign only where one exists.
