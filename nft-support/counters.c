@@ -9,6 +9,7 @@
 #include <libnftnl/set.h>
 
 #include "counters.h"
+#include "nftset.h"
 #include "nlquery.h"
 
 /* A dump interrupted by a change is read again, this many times. */
@@ -97,18 +98,6 @@ static int elems_cb(const struct nlmsghdr *nlh, void *data)
 		ret = nftnl_set_elem_foreach(s, elem_cb, data);
 	nftnl_set_free(s);
 	return ret;
-}
-
-static struct nftnl_set *set_named(const char *table, const char *set)
-{
-	struct nftnl_set *s = nftnl_set_alloc();
-
-	if (s && (nftnl_set_set_str(s, NFTNL_SET_TABLE, table) < 0 ||
-		  nftnl_set_set_str(s, NFTNL_SET_NAME, set) < 0)) {
-		nftnl_set_free(s);
-		s = NULL;
-	}
-	return s;
 }
 
 /* One request of @type about the set, run to its last answer. */

@@ -33,8 +33,7 @@
 #define NFT_SOCKET_CGROUPV2_KEY		3
 #define NFTNL_EXPR_SOCKET_LEVEL_ATTR	(NFTNL_EXPR_BASE + 2)
 
-/* A set object naming TABLE and SET, or NULL when out of memory. */
-static struct nftnl_set *set_named(const char *table, const char *set)
+struct nftnl_set *set_named(const char *table, const char *set)
 {
 	struct nftnl_set *s = nftnl_set_alloc();
 

@@ -17,6 +17,7 @@
 #define NFTCG_TYPE_CGROUPV2	46
 
 struct mnl_socket;
+struct nftnl_set;
 struct nftnl_set_elem;
 
 struct nfs {
@@ -30,6 +31,9 @@ struct nfs {
 	size_t cap;
 	char *rbuf;		/* receive buffer */
 };
+
+/* A set object naming TABLE and SET, or NULL when out of memory. */
+struct nftnl_set *set_named(const char *table, const char *set);
 
 int nfs_open(struct nfs *n);
 void nfs_close(struct nfs *n);
