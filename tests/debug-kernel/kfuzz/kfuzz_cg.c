@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,33 +70,20 @@ static int make_all(void)
 	return 0;
 }
 
-static int sink(int fam)
+/* A UDP socket on loopback port PORT: bound (the sink) or connected. */
+static int loopback_udp(int fam, bool bound)
 {
 	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(PORT) };
 	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(PORT) };
 	int fd = socket(fam ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int (*to)(int, const struct sockaddr *, socklen_t) = bound ? bind : connect;
 	int ok;
 
 	if (fd < 0)
 		return -errno;
 	a4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	a6.sin6_addr = in6addr_loopback;
-	ok = fam ? bind(fd, (void *)&a6, sizeof(a6)) : bind(fd, (void *)&a4, sizeof(a4));
-	return ok < 0 ? -errno : fd;
-}
-
-static int sender(int fam)
-{
-	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(PORT) };
-	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(PORT) };
-	int fd = socket(fam ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	int ok;
-
-	if (fd < 0)
-		return -errno;
-	a4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	a6.sin6_addr = in6addr_loopback;
-	ok = fam ? connect(fd, (void *)&a6, sizeof(a6)) : connect(fd, (void *)&a4, sizeof(a4));
+	ok = fam ? to(fd, (void *)&a6, sizeof(a6)) : to(fd, (void *)&a4, sizeof(a4));
 	return ok < 0 ? -errno : fd;
 }
 
@@ -116,14 +104,14 @@ int kf_cgroups_setup(struct kf_cgroups *c)
 		c->sock[fam] = calloc(NPATHS, sizeof(int));
 		if (!c->sock[fam])
 			return -ENOMEM;
-		c->sink[fam] = sink(fam);
+		c->sink[fam] = loopback_udp(fam, true);
 		if (c->sink[fam] < 0)
 			return c->sink[fam];
 	}
 	for (i = 0; i < NPATHS; i++) {
 		ret = join(paths[i]);
 		for (fam = 0; !ret && fam < 2; fam++) {
-			c->sock[fam][i] = sender(fam);
+			c->sock[fam][i] = loopback_udp(fam, false);
 			if (c->sock[fam][i] < 0)
 				ret = c->sock[fam][i];
 		}
