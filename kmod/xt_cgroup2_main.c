@@ -128,8 +128,7 @@ static bool cgroup2_mt(const struct sk_buff *skb, struct xt_action_param *par)
 	 * this skips a call that costs a quarter of a cached match
 	 * (tests/bench/kbench.sh); cg2_packet_sock() decides the rest.
 	 */
-	if (!sk || !sk_fullsock(sk) || sk->sk_kern_sock ||
-	    !net_eq(xt_net(par), sock_net(sk)))
+	if (!sk || !cg2_service_sock(sk, xt_net(par)))
 		sk = cg2_packet_sock(skb, par, &ref);
 
 	/* No service's socket: no match, even when inverted. */

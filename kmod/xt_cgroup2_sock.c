@@ -109,18 +109,6 @@ static struct sock *cg2_synack_listener(const struct sk_buff *skb,
 	}
 }
 
-/*
- * Only full sockets of this netns that processes made carry a service's
- * cgroup.  TIME_WAIT sockets have none; kernel sockets (the control
- * sockets that send RSTs, ICMP errors, neighbour discovery and MLD, and
- * those of in-kernel users such as tunnels) are nobody's service.  Their
- * packets are treated as packets without a socket.
- */
-static bool cg2_service_sock(const struct sock *sk, const struct net *net)
-{
-	return sk_fullsock(sk) && !sk->sk_kern_sock && net_eq(net, sock_net(sk));
-}
-
 struct sock *cg2_packet_sock(const struct sk_buff *skb,
 			     const struct xt_action_param *par,
 			     struct sock **ref)

@@ -10,6 +10,21 @@
 #include <linux/cgroup.h>
 #include <linux/skbuff.h>
 #include <linux/netfilter/x_tables.h>
+#include <net/sock.h>
+
+/*
+ * Only full sockets of this netns that processes made carry a service's
+ * cgroup.  TIME_WAIT sockets have none; kernel sockets (the control
+ * sockets that send RSTs, ICMP errors, neighbour discovery and MLD, and
+ * those of in-kernel users such as tunnels) are nobody's service: their
+ * packets count as packets without a socket.  Inline: the match asks it
+ * of every packet's own socket before anything else (kbench.sh).
+ */
+static inline bool cg2_service_sock(const struct sock *sk,
+				    const struct net *net)
+{
+	return sk_fullsock(sk) && !sk->sk_kern_sock && net_eq(net, sock_net(sk));
+}
 
 /*
  * The socket of a process that @skb belongs to, or NULL: request sockets
