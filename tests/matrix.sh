@@ -21,7 +21,7 @@ dkms_build() {
 		rm -rf "$dst" /var/lib/dkms/xt_cgroup2
 		mkdir -p "$dst"
 		git_free="--exclude=.git --exclude=build --exclude=*.o --exclude=*.ko --exclude=.*.cmd --exclude=*.mod --exclude=*.mod.c"
-		tar -C /src $git_free -cf - dkms.conf Kbuild kmod lib include | tar -C "$dst" -xf -
+		tar -C /src $git_free -cf - dkms.conf VERSION Kbuild kmod lib include | tar -C "$dst" -xf -
 		trap "rm -rf $dst /var/lib/dkms/xt_cgroup2" EXIT
 		# The suite'"'"'s own headers (for 6.1 maybe newer than the host'"'"'s).
 		kver=$(cd /usr/src && ls -d linux-headers-*-cloud-amd64 | sort -V | tail -n 1)

@@ -33,7 +33,7 @@ INNER='
 set -u
 b=/tmp/b
 mkdir -p "$b"
-cp -a /src/iptables-ext /src/nft-support /src/lib /src/include "$b"/
+cp -a /src/VERSION /src/iptables-ext /src/nft-support /src/lib /src/include "$b"/
 make -s -C "$b/iptables-ext" clean >/dev/null 2>&1
 make -s -C "$b/nft-support" clean >/dev/null 2>&1
 ver=$(iptables --version 2>&1)
