@@ -26,8 +26,9 @@ _bg+=("$dpid")
 for i in $(seq 100); do grep -qs "initial sync" /tmp/nftcgd.log && break; sleep 0.1; done
 expect_grep "daemon finished its initial sync" "initial sync" "$(cat /tmp/nftcgd.log)"
 
-# set_is DIR...: the set holds exactly the ids of these cgroups.
-ids() { (($#)) && for d; do stat -c %i "$CG/$d"; done | sort -n; }
+# set_is DIR...: the set holds exactly the ids of these cgroups (--list
+# prints "ID /PATH" per element).
+ids() { (($#)) && for d; do echo "$(stat -c %i "$CG/$d") /$d"; done | sort -n; }
 set_is() { [[ $(nft-cgroupd --list inet:t:web 2>&1) == "$(ids "$@")" ]]; }
 # expect_set NAME DIR...: wait up to 10 s for that content.
 expect_set() {
