@@ -12,8 +12,6 @@
 #include "nftset.h"
 #include "nlquery.h"
 
-/* A dump interrupted by a change is read again, this many times. */
-#define READ_TRIES	5
 /* Elements named per GETSETELEM request: 20 bytes each, well below 64 KiB. */
 #define IDS_PER_GET	512
 
@@ -71,14 +69,10 @@ struct reading {
 static int elem_cb(struct nftnl_set_elem *e, void *data)
 {
 	struct reading *r = data;
-	struct found f = { 0 };
-	const void *key;
-	uint32_t len = 0;
+	struct found f = { .c.id = nfs_elem_id(e) };
 
-	key = nftnl_set_elem_get(e, NFTNL_SET_ELEM_KEY, &len);
-	if (!key || len != sizeof(f.c.id))
+	if (!f.c.id)
 		return 0;
-	memcpy(&f.c.id, key, sizeof(f.c.id));	/* host byte order, like nft */
 	if (idset_add(r->ids, f.c.id) < 0)
 		return -1;
 	nftnl_set_elem_expr_foreach(e, find_counter, &f);
@@ -87,40 +81,13 @@ static int elem_cb(struct nftnl_set_elem *e, void *data)
 	return 0;
 }
 
-static int elems_cb(const struct nlmsghdr *nlh, void *data)
+/* Before each attempt at a dump: what the last one gave goes. */
+static void reading_restart(void *data)
 {
-	struct nftnl_set *s = nftnl_set_alloc();
-	int ret = -1;
+	struct reading *r = data;
 
-	if (!s)
-		return -1;
-	if (nftnl_set_elems_nlmsg_parse(nlh, s) >= 0)
-		ret = nftnl_set_elem_foreach(s, elem_cb, data);
-	nftnl_set_free(s);
-	return ret;
-}
-
-/* One request of @type about the set, run to its last answer. */
-static int query_set(struct nfs *n, int type, uint16_t flags, int family,
-		     const char *table, const char *set, nfs_answer_cb cb,
-		     void *data, char *kmsg, size_t kmsglen)
-{
-	struct nftnl_set *s = set_named(table, set);
-	struct nlmsghdr *nlh;
-
-	if (!s)
-		return -ENOMEM;
-	nlh = nfs_request(n, type, family, flags);
-	if (!nlh) {
-		nftnl_set_free(s);
-		return -ENOMEM;
-	}
-	if (type == NFT_MSG_GETSET)
-		nftnl_set_nlmsg_build_payload(nlh, s);
-	else
-		nftnl_set_elems_nlmsg_build_payload(nlh, s);
-	nftnl_set_free(s);
-	return nfs_query(n, nlh, cb, data, kmsg, kmsglen);
+	idset_clear(r->ids);
+	r->out->n = 0;
 }
 
 int nfs_read_counters(struct nfs *n, int family, const char *table,
@@ -128,19 +95,9 @@ int nfs_read_counters(struct nfs *n, int family, const char *table,
 		      struct counter_list *out, char *err, size_t errlen)
 {
 	struct reading r = { .ids = ids, .out = out };
-	char kmsg[256] = "";
-	int ret = -EINTR, tries;
 
-	for (tries = 0; tries < READ_TRIES && ret == -EINTR; tries++) {
-		idset_clear(ids);
-		out->n = 0;
-		ret = query_set(n, NFT_MSG_GETSETELEM, NLM_F_DUMP, family,
-				table, set, elems_cb, &r, kmsg, sizeof(kmsg));
-	}
-	if (ret)
-		nfs_describe(err, errlen, "reading the set's counters", -ret,
-			     kmsg);
-	return ret;
+	return nfs_read_elems(n, family, table, set, elem_cb, reading_restart,
+			      &r, err, errlen);
 }
 
 static int has_counter_cb(struct nftnl_expr *e, void *data)
@@ -174,8 +131,9 @@ int nfs_set_counts(struct nfs *n, int family, const char *table,
 	char kmsg[256] = "";
 	int counts = 0, ret;
 
-	ret = query_set(n, NFT_MSG_GETSET, 0, family, table, set, set_cb,
-			&counts, kmsg, sizeof(kmsg));
+	ret = nfs_set_request(n, NFT_MSG_GETSET, 0, family,
+			      set_named(table, set), set_cb, &counts, kmsg,
+			      sizeof(kmsg));
 	if (ret) {
 		nfs_describe(err, errlen, "reading the set", -ret, kmsg);
 		return ret;
@@ -210,19 +168,11 @@ static int get_elems(struct nfs *n, int family, const char *table,
 		     const char *set, const uint64_t *ids, size_t nids,
 		     struct reading *r, char *kmsg, size_t kmsglen)
 {
-	struct nftnl_set *s = set_with(table, set, ids, nids);
-	struct nlmsghdr *nlh;
+	struct nfs_elems el = { .fn = elem_cb, .ctx = r };
 
-	if (!s)
-		return -ENOMEM;
-	nlh = nfs_request(n, NFT_MSG_GETSETELEM, family, NLM_F_ACK);
-	if (!nlh) {
-		nftnl_set_free(s);
-		return -ENOMEM;
-	}
-	nftnl_set_elems_nlmsg_build_payload(nlh, s);
-	nftnl_set_free(s);
-	return nfs_query(n, nlh, elems_cb, r, kmsg, kmsglen);
+	return nfs_set_request(n, NFT_MSG_GETSETELEM, NLM_F_ACK, family,
+			       set_with(table, set, ids, nids),
+			       nfs_elems_answer, &el, kmsg, kmsglen);
 }
 
 int nfs_read_elem_counters(struct nfs *n, int family, const char *table,

@@ -45,6 +45,27 @@ struct nftnl_set *set_named(const char *table, const char *set)
 	return s;
 }
 
+int nfs_set_request(struct nfs *n, int type, uint16_t flags, int family,
+		    struct nftnl_set *s, nfs_answer_cb cb, void *data,
+		    char *kmsg, size_t kmsglen)
+{
+	struct nlmsghdr *nlh;
+
+	if (!s)
+		return -ENOMEM;
+	nlh = nfs_request(n, type, family, flags);
+	if (!nlh) {
+		nftnl_set_free(s);
+		return -ENOMEM;
+	}
+	if (type == NFT_MSG_GETSET)
+		nftnl_set_nlmsg_build_payload(nlh, s);
+	else
+		nftnl_set_elems_nlmsg_build_payload(nlh, s);
+	nftnl_set_free(s);
+	return nfs_query(n, nlh, cb, data, kmsg, kmsglen);
+}
+
 /* --- a table --- */
 
 static int table_exists(struct nfs *n, int family, const char *table)
@@ -94,18 +115,9 @@ static int get_set(struct nfs *n, int family, const char *table,
 		   const char *set, struct setinfo *si, char *kmsg,
 		   size_t kmsglen)
 {
-	struct nftnl_set *s = set_named(table, set);
-	struct nlmsghdr *nlh;
-
-	nlh = nfs_request(n, NFT_MSG_GETSET, family, NLM_F_ACK);
-	if (!s || !nlh) {
-		if (s)
-			nftnl_set_free(s);
-		return -ENOMEM;
-	}
-	nftnl_set_nlmsg_build_payload(nlh, s);
-	nftnl_set_free(s);
-	return nfs_query(n, nlh, set_cb, si, kmsg, kmsglen);
+	return nfs_set_request(n, NFT_MSG_GETSET, NLM_F_ACK, family,
+			       set_named(table, set), set_cb, si, kmsg,
+			       kmsglen);
 }
 
 /*
@@ -176,14 +188,9 @@ int nfs_check_set(struct nfs *n, int family, const char *table,
 
 /* --- a set's elements --- */
 
-struct elems {
-	nfs_elem_cb fn;
-	void *ctx;
-};
-
-static int elems_cb(const struct nlmsghdr *nlh, void *data)
+int nfs_elems_answer(const struct nlmsghdr *nlh, void *data)
 {
-	struct elems *el = data;
+	struct nfs_elems *el = data;
 	struct nftnl_set *s = nftnl_set_alloc();
 	int ret = -1;
 
@@ -195,30 +202,12 @@ static int elems_cb(const struct nlmsghdr *nlh, void *data)
 	return ret;
 }
 
-/* One dump of the elements; -EINTR when the set changed meanwhile. */
-static int dump_elems(struct nfs *n, int family, const char *table,
-		      const char *set, struct elems *el, char *kmsg,
-		      size_t kmsglen)
-{
-	struct nftnl_set *s = set_named(table, set);
-	struct nlmsghdr *nlh;
-
-	nlh = nfs_request(n, NFT_MSG_GETSETELEM, family, NLM_F_DUMP);
-	if (!s || !nlh) {
-		if (s)
-			nftnl_set_free(s);
-		return -ENOMEM;
-	}
-	nftnl_set_elems_nlmsg_build_payload(nlh, s);
-	nftnl_set_free(s);
-	return nfs_query(n, nlh, elems_cb, el, kmsg, kmsglen);
-}
 
 int nfs_read_elems(struct nfs *n, int family, const char *table,
 		   const char *set, nfs_elem_cb fn, nfs_restart_cb restart,
 		   void *ctx, char *err, size_t errlen)
 {
-	struct elems el = { .fn = fn, .ctx = ctx };
+	struct nfs_elems el = { .fn = fn, .ctx = ctx };
 	char kmsg[256] = "";
 	int ret = -EINTR, tries;
 
@@ -226,8 +215,10 @@ int nfs_read_elems(struct nfs *n, int family, const char *table,
 	for (tries = 0; tries < 5 && ret == -EINTR; tries++) {
 		if (restart)
 			restart(ctx);
-		ret = dump_elems(n, family, table, set, &el, kmsg,
-				 sizeof(kmsg));
+		ret = nfs_set_request(n, NFT_MSG_GETSETELEM, NLM_F_DUMP,
+				      family, set_named(table, set),
+				      nfs_elems_answer, &el, kmsg,
+				      sizeof(kmsg));
 	}
 	if (ret)
 		nfs_describe(err, errlen, "reading the set", -ret, kmsg);

@@ -17,6 +17,7 @@
 #define NFTCG_TYPE_CGROUPV2	46
 
 struct mnl_socket;
+struct nlmsghdr;
 struct nftnl_set;
 struct nftnl_set_elem;
 
@@ -34,6 +35,16 @@ struct nfs {
 
 /* A set object naming TABLE and SET, or NULL when out of memory. */
 struct nftnl_set *set_named(const char *table, const char *set);
+
+/*
+ * One request of @type (NFT_MSG_GETSET, or an element message) about @s,
+ * which it takes (NULL: -ENOMEM), run to its last answer through @cb
+ * (an nfs_answer_cb).
+ */
+int nfs_set_request(struct nfs *n, int type, uint16_t flags, int family,
+		    struct nftnl_set *s,
+		    int (*cb)(const struct nlmsghdr *nlh, void *data),
+		    void *data, char *kmsg, size_t kmsglen);
 
 int nfs_open(struct nfs *n);
 void nfs_close(struct nfs *n);
@@ -59,6 +70,12 @@ int nfs_read_set(struct nfs *n, int family, const char *table,
  */
 typedef int (*nfs_elem_cb)(struct nftnl_set_elem *e, void *ctx);
 typedef void (*nfs_restart_cb)(void *ctx);
+/* An answer of element messages: @fn on each element (for nfs_set_request). */
+struct nfs_elems {
+	nfs_elem_cb fn;
+	void *ctx;
+};
+int nfs_elems_answer(const struct nlmsghdr *nlh, void *data);
 int nfs_read_elems(struct nfs *n, int family, const char *table,
 		   const char *set, nfs_elem_cb fn, nfs_restart_cb restart,
 		   void *ctx, char *err, size_t errlen);
