@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <linux/netfilter.h>
 
+struct ipt_get_entries;
+
 enum {
 	RAW_EXIT_ACCEPTED	= 0,
 	RAW_EXIT_REJECTED	= 1,
@@ -53,6 +55,13 @@ int raw_get_info(const struct raw_fam *f, int fd, const char *table,
 int raw_replace(const struct raw_fam *f, int fd, const char *table,
 		unsigned int valid_hooks, const struct raw_blob *b,
 		unsigned int num_counters);
+/*
+ * IPT_SO_GET_ENTRIES of the whole table (ge->size bytes of entries, the
+ * same layout for ip6t), read again while it changes size; free() it.
+ * NULL with -errno in *@err.
+ */
+struct ipt_get_entries *raw_get_entries(const struct raw_fam *f, int fd,
+					const char *table, int *err);
 
 /*
  * The one rule: a match with DATA_SIZE bytes of DATA, then ACCEPT; or,

@@ -49,6 +49,36 @@ int raw_get_info(const struct raw_fam *f, int fd, const char *table,
 	return 0;
 }
 
+struct ipt_get_entries *raw_get_entries(const struct raw_fam *f, int fd,
+					const char *table, int *err)
+{
+	struct ipt_get_entries *ge;
+	struct raw_tinfo ti;
+	socklen_t len;
+	int tries;
+
+	for (tries = 0; tries < 5; tries++) {
+		*err = raw_get_info(f, fd, table, &ti);
+		if (*err)
+			return NULL;
+		len = sizeof(*ge) + ti.size;
+		ge = calloc(1, len);
+		if (!ge) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		strncpy(ge->name, table, sizeof(ge->name) - 1);
+		ge->size = ti.size;
+		if (getsockopt(fd, f->level, IPT_SO_GET_ENTRIES, ge, &len) == 0)
+			return ge;
+		*err = -errno;
+		free(ge);
+		if (*err != -EAGAIN)	/* EAGAIN: the table changed size */
+			return NULL;
+	}
+	return NULL;
+}
+
 int raw_replace(const struct raw_fam *f, int fd, const char *table,
 		unsigned int valid_hooks, const struct raw_blob *b,
 		unsigned int num_counters)

@@ -73,34 +73,15 @@ static int legacy_find(const struct raw_fam *f, const unsigned char *blob,
 int raw_get_legacy(const struct raw_fam *f, int fd, const char *table,
 		   const char *match, unsigned char **data, size_t *data_size)
 {
-	struct ipt_get_entries *ge;
-	struct raw_tinfo ti;
-	socklen_t len;
-	int ret, tries;
+	int ret;
+	struct ipt_get_entries *ge = raw_get_entries(f, fd, table, &ret);
 
-	for (tries = 0; tries < 5; tries++) {
-		ret = raw_get_info(f, fd, table, &ti);
-		if (ret)
-			return ret;
-		len = sizeof(*ge) + ti.size;
-		ge = calloc(1, len);
-		if (!ge)
-			return -ENOMEM;
-		strncpy(ge->name, table, sizeof(ge->name) - 1);
-		ge->size = ti.size;
-		if (getsockopt(fd, f->level, IPT_SO_GET_ENTRIES, ge, &len) < 0) {
-			ret = -errno;
-			free(ge);
-			if (ret == -EAGAIN)	/* the table changed size */
-				continue;
-			return ret;
-		}
-		ret = legacy_find(f, (const unsigned char *)ge->entrytable,
-				  ti.size, match, data, data_size);
-		free(ge);
+	if (!ge)
 		return ret;
-	}
-	return -EAGAIN;
+	ret = legacy_find(f, (const unsigned char *)ge->entrytable, ge->size,
+			  match, data, data_size);
+	free(ge);
+	return ret;
 }
 
 /* --- nftables ------------------------------------------------------------ */

@@ -97,26 +97,12 @@ int kf_table_flush(struct kf_table *t)
 
 long long kf_table_count(struct kf_table *t)
 {
-	struct ipt_get_entries *ge;
 	struct xt_counters c;
-	struct raw_tinfo ti;
-	socklen_t len;
 	int ret;
+	struct ipt_get_entries *ge = raw_get_entries(t->f, t->fd, "filter", &ret);
 
-	ret = raw_get_info(t->f, t->fd, "filter", &ti);
-	if (ret)
-		return ret;
-	len = sizeof(*ge) + ti.size;
-	ge = calloc(1, len);
 	if (!ge)
-		return -ENOMEM;
-	strcpy(ge->name, "filter");
-	ge->size = ti.size;
-	if (getsockopt(t->fd, t->f->level, IPT_SO_GET_ENTRIES, ge, &len) < 0) {
-		ret = -errno;
-		free(ge);
 		return ret;
-	}
 	memcpy(&c, (char *)ge->entrytable + t->rule_off + t->counters_at, sizeof(c));
 	free(ge);
 	return (long long)c.pcnt;
