@@ -120,16 +120,8 @@ static bool cg2_verdict(struct cg2_rule *rule, struct cgroup *cgrp)
 static bool cgroup2_mt(const struct sk_buff *skb, struct xt_action_param *par)
 {
 	const struct xt_cgroup2_info *info = par->matchinfo;
-	struct sock *ref = NULL, *sk = skb->sk;
+	struct sock *ref, *sk = cg2_packet_sock(skb, par, &ref);
 	bool matched = false;
-
-	/*
-	 * Most packets: a full socket of this netns sends.  Checked inline,
-	 * this skips a call that costs a quarter of a cached match
-	 * (tests/bench/kbench.sh); cg2_packet_sock() decides the rest.
-	 */
-	if (!sk || !cg2_service_sock(sk, xt_net(par)))
-		sk = cg2_packet_sock(skb, par, &ref);
 
 	/* No service's socket: no match, even when inverted. */
 	if (sk)

@@ -109,9 +109,9 @@ static struct sock *cg2_synack_listener(const struct sk_buff *skb,
 	}
 }
 
-struct sock *cg2_packet_sock(const struct sk_buff *skb,
-			     const struct xt_action_param *par,
-			     struct sock **ref)
+struct sock *cg2_find_packet_sock(const struct sk_buff *skb,
+				  const struct xt_action_param *par,
+				  struct sock **ref)
 {
 	struct sock *sk = skb->sk;
 
