@@ -8,22 +8,13 @@
 #include "accounting.h"
 #include "log.h"
 
-static size_t mix64(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	return (size_t)(x ^ (x >> 31));
-}
-
 static size_t hash_str(const char *s)
 {
 	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
 
 	while (*s)
 		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
-	return mix64(h);
+	return idset_hash(h);
 }
 
 static void ctr_add(struct acct_ctr *to, const struct acct_ctr *c)
@@ -75,7 +66,7 @@ void acct_free(struct acct *a)
 /* The slot of @id in by_id: where it is, or the empty one to put it. */
 static size_t *id_slot(struct acct *a, uint64_t id)
 {
-	size_t j = mix64(id) & (a->hcap - 1);
+	size_t j = idset_hash(id) & (a->hcap - 1);
 
 	while (a->by_id[j] && a->p[a->by_id[j] - 1].live_id != id)
 		j = (j + 1) & (a->hcap - 1);

@@ -7,7 +7,7 @@
 
 #define IDSET_MIN_CAP	64
 
-static size_t hash64(uint64_t x)
+size_t idset_hash(uint64_t x)
 {
 	/* splitmix64 finaliser: ids are sequential, spread them out */
 	x ^= x >> 30;
@@ -37,7 +37,7 @@ static int rehash(struct idset *s, size_t cap)
 
 		if (id == IDSET_EMPTY || id == IDSET_TOMB)
 			continue;
-		for (j = hash64(id) & (cap - 1); s->slot[j] != IDSET_EMPTY;
+		for (j = idset_hash(id) & (cap - 1); s->slot[j] != IDSET_EMPTY;
 		     j = (j + 1) & (cap - 1))
 			;
 		s->slot[j] = id;
@@ -61,7 +61,7 @@ int idset_add(struct idset *s, uint64_t id)
 		if (rehash(s, cap))
 			return -ENOMEM;
 	}
-	for (j = hash64(id) & (s->cap - 1); s->slot[j] != IDSET_EMPTY;
+	for (j = idset_hash(id) & (s->cap - 1); s->slot[j] != IDSET_EMPTY;
 	     j = (j + 1) & (s->cap - 1)) {
 		if (s->slot[j] == id)
 			return 0;
@@ -83,7 +83,7 @@ static size_t find(const struct idset *s, uint64_t id)
 
 	if (!s->cap || id == IDSET_EMPTY || id == IDSET_TOMB)
 		return SIZE_MAX;
-	for (j = hash64(id) & (s->cap - 1); s->slot[j] != IDSET_EMPTY;
+	for (j = idset_hash(id) & (s->cap - 1); s->slot[j] != IDSET_EMPTY;
 	     j = (j + 1) & (s->cap - 1))
 		if (s->slot[j] == id)
 			return j;

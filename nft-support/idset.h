@@ -18,6 +18,9 @@ struct idset {
 	size_t tombs;
 };
 
+/* A 64-bit id (or any 64-bit value) spread over all bits, for tables. */
+size_t idset_hash(uint64_t x);
+
 /* 1 when added, 0 when already present, -ENOMEM. */
 int idset_add(struct idset *s, uint64_t id);
 /* 1 when removed, 0 when absent. */
