@@ -66,20 +66,14 @@ void acctd_expect(struct target *t, const struct cgnode *n)
 		warn("%s: out of memory: /%s is not counted", t->name, rel);
 }
 
-void acctd_checked(struct nfs *n, struct target *t)
+void acctd_checked(struct target *t, bool counts)
 {
-	char err[512];
-	int ret;
-
 	if (!t->acct)
 		return;
-	ret = nfs_set_counts(n, t->family, t->table, t->set, err, sizeof(err));
-	if (ret < 0)
-		dbg("%s: %s", t->name, err);
-	if ((ret > 0) != t->acct->counting)
+	if (counts != t->acct->counting)
 		dbg("%s: %s per element", t->name,
-		    ret > 0 ? "counts" : "does not count");
-	t->acct->counting = ret > 0;
+		    counts ? "counts" : "does not count");
+	t->acct->counting = counts;
 }
 
 /* Read the set with its counters and take them in. */

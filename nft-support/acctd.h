@@ -44,8 +44,8 @@ int acctd_attach(struct acctd *ad, struct config *cfg);
 /* --- hooks of the reconciliation --- */
 /* @n joined t->want. */
 void acctd_expect(struct target *t, const struct cgnode *n);
-/* The set was checked: does it count per element? */
-void acctd_checked(struct nfs *n, struct target *t);
+/* The set was checked: does it count per element (@counts)? */
+void acctd_checked(struct target *t, bool counts);
 /* nfs_read_set(), with the counters when the set has them. */
 int acctd_read_set(struct nfs *n, struct target *t, char *err,
 		   size_t errlen);

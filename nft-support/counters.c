@@ -36,13 +36,6 @@ static int counter_push(struct counter_list *l, const struct elem_counter *c)
 	return 0;
 }
 
-static bool is_counter(struct nftnl_expr *e)
-{
-	const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
-
-	return name && !strcmp(name, "counter");
-}
-
 struct found {
 	struct elem_counter c;
 	bool counter;
@@ -53,7 +46,7 @@ static int find_counter(struct nftnl_expr *e, void *data)
 {
 	struct found *f = data;
 
-	if (f->counter || !is_counter(e))
+	if (f->counter || !nfs_expr_is_counter(e))
 		return 0;
 	f->c.packets = nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_PACKETS);
 	f->c.bytes = nftnl_expr_get_u64(e, NFTNL_EXPR_CTR_BYTES);
@@ -98,47 +91,6 @@ int nfs_read_counters(struct nfs *n, int family, const char *table,
 
 	return nfs_read_elems(n, family, table, set, elem_cb, reading_restart,
 			      &r, err, errlen);
-}
-
-static int has_counter_cb(struct nftnl_expr *e, void *data)
-{
-	int *counts = data;
-
-	if (is_counter(e))
-		*counts = 1;
-	return 0;
-}
-
-static int set_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct nftnl_set *s = nftnl_set_alloc();
-	int *counts = data;
-
-	if (!s)
-		return -1;
-	if (nftnl_set_nlmsg_parse(nlh, s) < 0) {
-		nftnl_set_free(s);
-		return -1;
-	}
-	nftnl_set_expr_foreach(s, has_counter_cb, counts);
-	nftnl_set_free(s);
-	return 0;
-}
-
-int nfs_set_counts(struct nfs *n, int family, const char *table,
-		   const char *set, char *err, size_t errlen)
-{
-	char kmsg[256] = "";
-	int counts = 0, ret;
-
-	ret = nfs_set_request(n, NFT_MSG_GETSET, 0, family,
-			      set_named(table, set), set_cb, &counts, kmsg,
-			      sizeof(kmsg));
-	if (ret) {
-		nfs_describe(err, errlen, "reading the set", -ret, kmsg);
-		return ret;
-	}
-	return counts;
 }
 
 /* The set with the elements @ids, or NULL when out of memory. */

@@ -27,12 +27,6 @@ struct counter_list {
 void counter_list_free(struct counter_list *l);
 
 /*
- * Is the set declared with a per-element `counter`?  1, 0, or -errno with
- * the reason in @err.
- */
-int nfs_set_counts(struct nfs *n, int family, const char *table,
-		   const char *set, char *err, size_t errlen);
-/*
  * Read every element: the ids into @ids (replacing its content), the
  * counters of those that carry one into @out (emptied first).  0, or
  * -errno with the reason in @err.

@@ -89,8 +89,25 @@ static int table_exists(struct nfs *n, int family, const char *table)
 
 struct setinfo {
 	bool found;
+	bool counts;		/* a per-element `counter` */
 	uint32_t key_type, key_len, flags;
 };
+
+bool nfs_expr_is_counter(struct nftnl_expr *e)
+{
+	const char *name = nftnl_expr_get_str(e, NFTNL_EXPR_NAME);
+
+	return name && !strcmp(name, "counter");
+}
+
+static int note_counter(struct nftnl_expr *e, void *data)
+{
+	bool *counts = data;
+
+	if (nfs_expr_is_counter(e))
+		*counts = true;
+	return 0;
+}
 
 static int set_cb(const struct nlmsghdr *nlh, void *data)
 {
@@ -107,6 +124,7 @@ static int set_cb(const struct nlmsghdr *nlh, void *data)
 	si->key_type = nftnl_set_get_u32(s, NFTNL_SET_KEY_TYPE);
 	si->key_len = nftnl_set_get_u32(s, NFTNL_SET_KEY_LEN);
 	si->flags = nftnl_set_get_u32(s, NFTNL_SET_FLAGS);
+	nftnl_set_expr_foreach(s, note_counter, &si->counts);
 	nftnl_set_free(s);
 	return 0;
 }
@@ -159,7 +177,7 @@ static int set_usable(const struct setinfo *si, char *err, size_t errlen)
 }
 
 int nfs_check_set(struct nfs *n, int family, const char *table,
-		  const char *set, char *err, size_t errlen)
+		  const char *set, bool *counts, char *err, size_t errlen)
 {
 	struct setinfo si = { 0 };
 	char kmsg[256];
@@ -183,6 +201,7 @@ int nfs_check_set(struct nfs *n, int family, const char *table,
 		snprintf(err, errlen, "looking up the set: no answer");
 		return -EPROTO;
 	}
+	*counts = si.counts;
 	return set_usable(&si, err, errlen);
 }
 

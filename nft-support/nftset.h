@@ -18,6 +18,7 @@
 
 struct mnl_socket;
 struct nlmsghdr;
+struct nftnl_expr;
 struct nftnl_set;
 struct nftnl_set_elem;
 
@@ -54,9 +55,14 @@ unsigned int nfs_portid(const struct nfs *n);
  * Each returns 0, or -errno with a sentence in @err that gives the
  * kernel's reason (and its extended ack message, if any).
  */
-/* Does FAMILY:TABLE:SET exist, and is it a plain set of type cgroupsv2? */
+/*
+ * Does FAMILY:TABLE:SET exist, and is it a plain set of type cgroupsv2?
+ * *@counts: whether it is declared with a per-element `counter`.
+ */
 int nfs_check_set(struct nfs *n, int family, const char *table,
-		  const char *set, char *err, size_t errlen);
+		  const char *set, bool *counts, char *err, size_t errlen);
+/* Is @e a `counter` expression (of a set, or of an element)? */
+bool nfs_expr_is_counter(struct nftnl_expr *e);
 /* Replace @out with the set's elements. */
 int nfs_read_set(struct nfs *n, int family, const char *table,
 		 const char *set, struct idset *out, char *err, size_t errlen);

@@ -263,15 +263,17 @@ void reconcile_rules_changed(struct daemon *d)
 static int target_check(struct daemon *d, struct target *t, char *msg,
 			size_t msglen)
 {
+	bool counts;
 	int ret;
 
 	if (t->checked)
 		return 0;
-	ret = nfs_check_set(&d->nfs, t->family, t->table, t->set, msg, msglen);
+	ret = nfs_check_set(&d->nfs, t->family, t->table, t->set, &counts,
+			    msg, msglen);
 	if (ret)
 		return ret;
 	t->checked = true;
-	acctd_checked(&d->nfs, t);
+	acctd_checked(t, counts);
 	check_levels(d, t);
 	return 0;
 }
