@@ -53,7 +53,7 @@ bench:
 		>bench-results/vm.log || rc=$$?; \
 	tests/bench/report bench-results/vm.log bench-results; \
 	grep -E '^(BENCH|FAIL)' bench-results/vm.log; exit $$rc
-	$(MAKE) -C nft-support bench
+	$(MAKE) -C nft-support bench BENCH_OUT=$(CURDIR)/bench-results/nft-cgroupd
 
 checkpatch:
 	scripts/checkpatch kmod/xt_cgroup2_main.c kmod/xt_cgroup2_compat.h \
