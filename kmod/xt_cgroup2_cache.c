@@ -15,24 +15,11 @@
  */
 #include <linux/bits.h>
 #include <linux/kernel.h>
-#include <linux/hash.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/rcupdate.h>
 #include <linux/moduleparam.h>
 #include "xt_cgroup2_cache.h"
-
-#define CG2_CACHE_WAYS		BIT(CG2_CACHE_WAY_BITS)
-/* A table is at least 1 KiB and so aligned: its low bits hold its size. */
-#define CG2_TABLE_BITS_MASK	15UL
-
-/*
- * The verdict for serial number S is stored as S << 2 | VALID | VERDICT.
- * The valid bit keeps an empty slot (0) apart from the root cgroup, whose
- * serial number is 0.
- */
-#define CG2_SLOT_VALID		2
-#define CG2_CACHEABLE(serial)	(!((serial) >> 62))
 
 /* Bytes in all rules' tables, for tests and the benchmark; control path. */
 static atomic_long_t cg2_cache_bytes = ATOMIC_LONG_INIT(0);
@@ -59,30 +46,6 @@ MODULE_PARM_DESC(cache_bytes, "bytes in the verdict caches of all rules");
 static unsigned long cg2_cache_limit = 64UL << 20;
 module_param_named(cache_limit, cg2_cache_limit, ulong, 0644);
 MODULE_PARM_DESC(cache_limit, "no verdict cache grows once all total this many bytes (default 64 MiB)");
-
-static u64 cg2_slot(u64 serial, bool verdict)
-{
-	return serial << 2 | CG2_SLOT_VALID | verdict;
-}
-
-static unsigned int cg2_table_bits(unsigned long table)
-{
-	return table & CG2_TABLE_BITS_MASK;
-}
-
-static atomic64_t *cg2_table_slots(unsigned long table)
-{
-	return (atomic64_t *)(table & ~CG2_TABLE_BITS_MASK);
-}
-
-/* The set (its first slot) that holds @serial's verdict, if cached. */
-static atomic64_t *cg2_table_set(unsigned long table, u64 serial)
-{
-	unsigned int set_bits = cg2_table_bits(table) - CG2_CACHE_WAY_BITS;
-
-	return cg2_table_slots(table) +
-	       (hash_64(serial, set_bits) << CG2_CACHE_WAY_BITS);
-}
 
 /* An empty table of 2^@bits slots, tagged with its size; 0 if none. */
 static unsigned long cg2_table_alloc(unsigned int bits, gfp_t gfp)
@@ -157,24 +120,6 @@ void cg2_cache_destroy(struct cg2_cache *cache)
 {
 	cancel_work_sync(&cache->grow);
 	cg2_table_free(cache->table);
-}
-
-/* The cached verdict (0 or 1) for @serial, or -1. */
-int cg2_cache_get(const struct cg2_cache *cache, u64 serial)
-{
-	atomic64_t *set = cg2_table_set(READ_ONCE(cache->table), serial);
-	u64 want = cg2_slot(serial, true), slot;
-	unsigned int i;
-
-	/* Shifted into a slot, a larger one would pose as a smaller one. */
-	if (!CG2_CACHEABLE(serial))
-		return -1;
-	for (i = 0; i < CG2_CACHE_WAYS; i++) {
-		slot = atomic64_read(&set[i]);
-		if ((slot | 1) == want)
-			return slot & 1;
-	}
-	return -1;
 }
 
 /*

@@ -103,34 +103,56 @@ static bool cg2_judge(const struct cg2_rule *rule, struct cgroup *cgrp)
 	return false;
 }
 
-static bool cg2_verdict(struct cg2_rule *rule, struct cgroup *cgrp)
+/* A cache miss: judge the cgroup, then remember the verdict. */
+static noinline bool cg2_judge_miss(struct cg2_rule *rule,
+				    struct cgroup *cgrp, u64 serial)
 {
-	u64 serial = cgrp->self.serial_nr;
-	int cached = cg2_cache_get(&rule->cache, serial);
 	bool verdict;
 
-	if (cached >= 0)
-		return cached;
 	this_cpu_inc(cg2_judgements);
 	verdict = cg2_judge(rule, cgrp) ^ rule->invert;
 	cg2_cache_put(&rule->cache, serial, verdict);
 	return verdict;
 }
 
-static bool cgroup2_mt(const struct sk_buff *skb, struct xt_action_param *par)
+static __always_inline bool cg2_sock_verdict(struct cg2_rule *rule,
+					     struct sock *sk)
+{
+	struct cgroup *cgrp = sock_cgroup_ptr(&sk->sk_cgrp_data);
+	u64 serial = cgrp->self.serial_nr;
+	int cached = cg2_cache_get(&rule->cache, serial);
+
+	if (likely(cached >= 0))
+		return cached;
+	return cg2_judge_miss(rule, cgrp, serial);
+}
+
+/*
+ * Packets that do not carry a service's socket themselves: request and
+ * TIME_WAIT sockets, IPv6 fragments, kernel sockets.  Out of line, so that
+ * the common path below keeps no reference on its stack.
+ */
+static noinline bool cgroup2_mt_lookup(const struct sk_buff *skb,
+				       struct xt_action_param *par)
 {
 	const struct xt_cgroup2_info *info = par->matchinfo;
-	struct sock *ref, *sk = cg2_packet_sock(skb, par, &ref);
-	bool matched = false;
-
+	struct sock *ref, *sk = cg2_find_packet_sock(skb, par, &ref);
 	/* No service's socket: no match, even when inverted. */
-	if (sk)
-		matched = cg2_verdict(info->priv,
-				      sock_cgroup_ptr(&sk->sk_cgrp_data));
+	bool matched = sk && cg2_sock_verdict(info->priv, sk);
 
 	if (ref)
 		sock_gen_put(ref);
 	return matched;
+}
+
+static bool cgroup2_mt(const struct sk_buff *skb, struct xt_action_param *par)
+{
+	const struct xt_cgroup2_info *info = par->matchinfo;
+	struct sock *sk = cg2_skb_service_sock(skb, par);
+
+	if (likely(sk))
+		return cg2_sock_verdict(info->priv, sk);
+	return cgroup2_mt_lookup(skb, par);
 }
 
 /*
