@@ -13,7 +13,7 @@ modprobe xt_cg2bench || { fail "modprobe xt_cg2bench"; finish; }
 set -f
 
 CALLS=${BENCH_CALLS:-1000000}
-ROUNDS=${BENCH_ROUNDS:-5}
+ROUNDS=${BENCH_ROUNDS:-9}
 K=${BENCH_CGROUPS:-200}
 name() { printf "$1%.0s" $(seq 199); printf '%s' "$2"; }
 stars() { printf "*$1%.0s" $(seq 127); }
@@ -28,10 +28,11 @@ sock_in() {
 	echo "$BASHPID" >"$CG/cgroup.procs"
 }
 
-# bench MATCH INVERT CALLS FDS ARGS...: one command; its result in $res.
+# bench MATCH INVERT CALLS ROUNDS FDS ARGS...: one command; its result in
+# $res.
 bench() {
-	printf '%s ' "$1" "$2" "$3" "$ROUNDS" "$4" >/tmp/kb.cmd
-	shift 4
+	printf '%s ' "$1" "$2" "$3" "$4" "$5" >/tmp/kb.cmd
+	shift 5
 	printf '%s\n' "$*" >>/tmp/kb.cmd
 	res=
 	[[ $(wc -c </tmp/kb.cmd) -lt 4000 ]] || return 1
@@ -57,33 +58,60 @@ EOF
 
 # ratio X Y: X/Y with two decimals.
 ratio() { printf '%d.%02d' $(($1 / $2)) $(($1 * 100 / $2 % 100)); }
+# median N...: the median of the numbers.
+median() { printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"; }
+# paired "X1 X2..." "Y1 Y2...": the median of Xi/Yi, two decimals.  Round i
+# of both ran within a second of each other, so a disturbance that lasts
+# seconds (another VM on the host) changes both alike; medians of each
+# would compare quiet rounds of one with busy rounds of the other.
+paired() {
+	# shellcheck disable=SC2046
+	median $(awk -v x="$1" -v y="$2" 'BEGIN { n = split(x, a); split(y, b)
+		for (i = 1; i <= n; i++) if (b[i] > 0) printf "%d\n", a[i] * 100 / b[i] }') |
+		awk '{ printf "%d.%02d", $1 / 100, $1 % 100 }'
+}
 
-declare -A ps
-# say CASE D: the BENCH line of the result in $res.
+declare -A ps rel
+# say CASE D PS RUNS: the BENCH line of a median PS of rounds RUNS.
 say() {
-	local n=${res#ps }
-	n=${n%% *}
 	printf 'BENCH kbench %-16s depth %d: %s ns per call (median; rounds in ps:%s)\n' \
-		"$1" "$2" "$(ratio "$n" 1000)" "${res#*runs}"
+		"$1" "$2" "$(ratio "$3" 1000)" "$4"
+}
+# run_cached D P: the cached cases at depth D (path P) on socket $sfd, one round of
+# each in turn, ROUNDS times: a disturbance (another VM on the host) hits
+# every case alike.  A verdict off in any round fails the case.
+run_cached() {
+	local d=$1 p=$2 c exp m inv args r n hits
+	local -A runs bad
+	for ((r = 0; r < ROUNDS; r++)); do
+		while read -r c exp m inv args; do
+			# shellcheck disable=SC2086
+			bench "$m" "$inv" "$CALLS" 1 "$sfd" $args ||
+				{ bad[$c]="$(cat /tmp/kb.err)"; continue; }
+			read -r _ n _ hits _ <<<"$res"
+			runs[$c]+=" $n"
+			[[ $exp == all && $hits == "$CALLS" ]] || [[ $exp == none && $hits == 0 ]] ||
+				bad[$c]="$hits of $CALLS match, want $exp"
+		done < <(cases_for "$p")
+	done
+	while read -r c _; do
+		if [[ -n ${bad[$c]:-} || -z ${runs[$c]:-} ]]; then
+			fail "kbench $c depth $d verdicts (${bad[$c]:-no result})"
+			continue
+		fi
+		pass "kbench $c depth $d verdicts ($CALLS calls per round, $ROUNDS rounds)"
+		# shellcheck disable=SC2086
+		ps[$c,$d]=$(median ${runs[$c]})
+		rel[$c,$d]=$(paired "${runs[$c]}" "${runs[intree_hit]:-${runs[$c]}}")
+		say "$c" "$d" "${ps[$c,$d]}" "${runs[$c]}"
+	done < <(cases_for "$p")
 }
 # run_depth D PATH: the cached cases, then first judgement, at depth D.
 run_depth() {
-	local d=$1 p=$2 c exp m inv args fds='' i cg n hits
+	local d=$1 p=$2 c fds='' i cg n hits
 	mkcg "$p" kb.slice/other.service
 	sock_in "$p" || { fail "socket in $p"; return; }
-	while read -r c exp m inv args; do
-		# shellcheck disable=SC2086
-		bench "$m" "$inv" "$CALLS" "$sfd" $args ||
-			{ fail "kbench $c depth $d: $(cat /tmp/kb.err)"; continue; }
-		read -r _ n _ hits _ <<<"$res"
-		ps[$c,$d]=$n
-		if [[ $exp == all && $hits == "$CALLS" ]] || [[ $exp == none && $hits == 0 ]]; then
-			pass "kbench $c depth $d verdicts ($hits of $CALLS match)"
-		else
-			fail "kbench $c depth $d verdicts ($hits of $CALLS match, want $exp)"
-		fi
-		say "$c" "$d"
-	done < <(cases_for "$p")
+	run_cached "$d" "$p"
 	exec {sfd}>&-
 	# K fresh cgroups at depth d: 200-byte names below kf$d/.
 	cg="kf$d"
@@ -97,30 +125,84 @@ run_depth() {
 		args=kb.slice/web.service
 		[[ $c == worst ]] && args=$WORST
 		# shellcheck disable=SC2086
-		bench cgroup2 0 1 "$fds" $args ||
+		bench cgroup2 0 1 "$ROUNDS" "$fds" $args ||
 			{ fail "kbench first_$c depth $d: $(cat /tmp/kb.err)"; continue; }
 		read -r _ n _ hits _ <<<"$res"
 		ps[first_$c,$d]=$n
 		expect "kbench first_$c depth $d: no fresh cgroup matches" 0 "$hits"
-		say "first_$c" "$d"
+		say "first_$c" "$d" "$n" "${res#*runs}"
 	done
 	for i in ${fds//,/ }; do exec {i}>&-; done
 }
 
+# run_many: N sockets (cgspray, one per cgroup kbm/cI, depth 2) taken in
+# turn through one rule that every one matches, cached (the module warms
+# the rule and lets its cache grow first); in-tree and ours taking turns,
+# a round each.  Picoseconds per call, median, in mps[MATCH,N].
+MANY=(1 100 1000 10000)
+MANY_CALLS=${BENCH_MANY_CALLS:-1000000}
+declare -A mps mrel
+run_many() {
+	local n m hits calls hook=/tmp/kbm_hook
+	local -A runs
+	mkdir "$CG/kbm" && (cd "$CG/kbm" && mkdir $(seq -f 'c%.0f' 1 "${MANY[-1]}")) ||
+		{ fail "mkdir kbm/c*"; return; }
+	for n in "${MANY[@]}"; do
+		calls=$((MANY_CALLS / n > 2 ? MANY_CALLS / n : 2))
+		cat >$hook <<-EOF
+			for ((r = 0; r < $ROUNDS; r++)); do
+				for m in "intree cgroup 0 /kbm" "literal cgroup2 0 kbm"; do
+					set -- \$m
+					echo "\$2 \$3 $calls 1 \$CGSPRAY_FDS \$4" >/proc/cg2bench || exit 1
+					echo "\$1 \$(cat /proc/cg2bench)"
+				done
+			done >/tmp/kbm.res
+		EOF
+		seq -f "$CG/kbm/c%.0f" 1 "$n" | CGSPRAY_BEFORE="bash $hook" cgspray 127.0.0.1 9 0 1 2>/tmp/kb.err ||
+			{ fail "kbench many $n: $(cat /tmp/kb.err)"; continue; }
+		for m in intree literal; do
+			runs[$m]=$(awk -v m=$m '$1 == m { printf " %s", $3 }' /tmp/kbm.res)
+			hits=$(awk -v m=$m '$1 == m { print $5 }' /tmp/kbm.res | sort -u)
+			# shellcheck disable=SC2086
+			mps[$m,$n]=$(median ${runs[$m]})
+			expect "kbench many $m $n cgroups: every call matches, every round" $((calls * n)) "$hits"
+		done
+		mrel[$n]=$(paired "${runs[literal]}" "${runs[intree]}")
+		[[ -n ${mps[literal,$n]:-} && -n ${mps[intree,$n]:-} ]] || { fail "kbench many $n: no result"; continue; }
+		echo "BENCH kbench many $n cgroups: in-tree $(ratio "${mps[intree,$n]}" 1000) ns," \
+			"literal $(ratio "${mps[literal,$n]}" 1000) ns per call (median of $ROUNDS rounds of $calls passes;" \
+			"rounds in ps: in-tree${runs[intree]}; literal${runs[literal]})"
+	done
+}
+
 run_depth 2 kb.slice/web.service
 run_depth 8 kb.slice/a/b/c/d/e/f/web.service
+run_many
 
+# x_intree CASE D: CASE's cost over the in-tree hit's at depth D, paired by
+# round for the cached cases.
+x_intree() { echo "${rel[$1,$2]:-$(ratio "${ps[$1,$2]}" "${ps[intree_hit,$2]}")}"; }
 echo "CSV kbench,case,ns depth 2,ns depth 8,x in-tree hit depth 2,x in-tree hit depth 8"
 for c in intree_hit intree_miss literal_hit literal_miss literal_inverted \
 	glob_star glob_starstar patterns_64 first_literal first_worst; do
 	[[ -n ${ps[$c,2]} && -n ${ps[$c,8]} && -n ${ps[intree_hit,2]} && -n ${ps[intree_hit,8]} ]] || continue
 	printf 'CSV kbench,%s,%s,%s,%s,%s\n' "$c" "$(ratio "${ps[$c,2]}" 1000)" "$(ratio "${ps[$c,8]}" 1000)" \
-		"$(ratio "${ps[$c,2]}" "${ps[intree_hit,2]}")" "$(ratio "${ps[$c,8]}" "${ps[intree_hit,8]}")"
+		"$(x_intree "$c" 2)" "$(x_intree "$c" 8)"
 done
+echo "CSV kbench_many,cgroups,in-tree ns,literal ns,literal x in-tree,in-tree x at 1,literal x at 1"
+for n in "${MANY[@]}"; do
+	[[ -n ${mps[literal,$n]:-} && -n ${mps[literal,1]:-} ]] || continue
+	printf 'CSV kbench_many,%s,%s,%s,%s,%s,%s\n' "$n" "$(ratio "${mps[intree,$n]}" 1000)" \
+		"$(ratio "${mps[literal,$n]}" 1000)" "${mrel[$n]}" \
+		"$(ratio "${mps[intree,$n]}" "${mps[intree,1]}")" "$(ratio "${mps[literal,$n]}" "${mps[literal,1]}")"
+done
+n=${MANY[-1]}
+[[ -n ${mps[literal,$n]:-} && -n ${mps[literal,1]:-} ]] &&
+	echo "BENCH kbench many: $n cgroups through one literal rule $(ratio "${mps[literal,$n]}" "${mps[literal,1]}")x the cost at 1 (goal <= 1.5x); in-tree $(ratio "${mps[intree,$n]}" "${mps[intree,1]}")x"
 for d in 2 8; do
 	[[ -n ${ps[literal_hit,$d]} && -n ${ps[intree_hit,$d]} && -n ${ps[first_worst,$d]} ]] || continue
-	echo "BENCH kbench depth $d: literal cached $(ratio "${ps[literal_hit,$d]}" "${ps[intree_hit,$d]}")x in-tree (goal <= 1.10x)," \
-		"glob * $(ratio "${ps[glob_star,$d]}" "${ps[intree_hit,$d]}")x, ** $(ratio "${ps[glob_starstar,$d]}" "${ps[intree_hit,$d]}")x (goal <= 1.25x)," \
+	echo "BENCH kbench depth $d: literal cached $(x_intree literal_hit "$d")x in-tree (goal <= 1.10x)," \
+		"glob * $(x_intree glob_star "$d")x, ** $(x_intree glob_starstar "$d")x (goal <= 1.25x)," \
 		"first judgement worst $(ratio "${ps[first_worst,$d]}" "${ps[first_literal,$d]}")x first literal (goal <= 3x)"
 done
 finish

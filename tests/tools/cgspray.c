@@ -14,6 +14,10 @@
  * With CGSPRAY_BEFORE set, that shell command runs before each round, with
  * CGSPRAY_ROUND set to the round's number (benchmarks change rules there).
  *
+ * With COUNT 0 nothing is sent: the sockets are left open across exec and
+ * CGSPRAY_BEFORE runs once, with CGSPRAY_FDS=FIRST-LAST naming them (for
+ * the in-kernel benchmark, which takes a writer's sockets by number).
+ *
  * Exit 0 when every datagram went out; 1 with a reason on stderr if not.
  */
 #include <arpa/inet.h>
@@ -72,7 +76,7 @@ static int own_cgroup(char *buf, size_t size)
 }
 
 /* One connected UDP socket per cgroup read from stdin; their count. */
-static long open_sockets(int **fds, const struct sockaddr_in *to)
+static long open_sockets(int **fds, const struct sockaddr_in *to, int flags)
 {
 	char dir[4096];
 	long n = 0, cap = 0;
@@ -90,7 +94,7 @@ static long open_sockets(int **fds, const struct sockaddr_in *to)
 		if (join(dir))
 			return fprintf(stderr, "cgspray: cannot join %s: %s\n",
 				       dir, strerror(errno)), -1;
-		(*fds)[n] = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		(*fds)[n] = socket(AF_INET, SOCK_DGRAM | flags, 0);
 		if ((*fds)[n] < 0 ||
 		    connect((*fds)[n], (const struct sockaddr *)to, sizeof(*to)))
 			return die("socket"), -1;
@@ -136,6 +140,22 @@ static int before_round(long r)
 	return 0;
 }
 
+/* COUNT 0: hand the sockets, numbered in a row, to CGSPRAY_BEFORE. */
+static int lend_sockets(const int *fds, long n)
+{
+	char range[48];
+	long i;
+
+	for (i = 1; i < n; i++)
+		if (fds[i] != fds[0] + i) {
+			fprintf(stderr, "cgspray: socket fds are not in a row\n");
+			return 1;
+		}
+	snprintf(range, sizeof(range), "%d-%d", fds[0], fds[n - 1]);
+	setenv("CGSPRAY_FDS", range, 1);
+	return before_round(1) ? 1 : 0;
+}
+
 static int cmp_ll(const void *a, const void *b)
 {
 	long long x = *(const long long *)a, y = *(const long long *)b;
@@ -159,8 +179,8 @@ int main(int argc, char **argv)
 	to.sin_port = htons(atoi(argv[2]));
 	count = atol(argv[3]);
 	rounds = atol(argv[4]);
-	if (count < 1 || rounds < 1 || rounds > MAX_ROUNDS) {
-		fprintf(stderr, "cgspray: COUNT >= 1, ROUNDS in 1..%d\n",
+	if (count < 0 || rounds < 1 || rounds > MAX_ROUNDS) {
+		fprintf(stderr, "cgspray: COUNT >= 0, ROUNDS in 1..%d\n",
 			MAX_ROUNDS);
 		return 64;
 	}
@@ -168,9 +188,11 @@ int main(int argc, char **argv)
 		return die("setrlimit");
 	if (own_cgroup(home, sizeof(home)))
 		return die("/proc/self/cgroup");
-	n = open_sockets(&fds, &to);
+	n = open_sockets(&fds, &to, count ? SOCK_CLOEXEC : 0);
 	if (n < 1 || join(home))
 		return n == 0 ? fprintf(stderr, "cgspray: no cgroups\n"), 1 : 1;
+	if (!count)
+		return lend_sockets(fds, n);
 	for (r = 0; r < rounds; r++) {
 		if (before_round(r + 1))
 			return 1;

@@ -12,12 +12,16 @@
  *   MATCH  "cgroup" (in-tree, revision 2; ARG is the one path) or
  *          "cgroup2" (ours, revision 0; each ARG one --path pattern)
  *   CALLS  calls per socket per round
- *   FDs    one socket: CALLS calls on its skb per round, the rule built
- *          once (cached verdicts).  Several: a new rule each round, so each
- *          socket's cgroup is judged for the first time (CALLS must be 1).
+ *   FDs    fd numbers or ranges FIRST-LAST, up to CB_MAX_SOCKS sockets.
+ *          CALLS 1 and several sockets: a new rule each round, so each
+ *          socket's cgroup is judged for the first time.  Otherwise the
+ *          rule is built once and warmed up (its verdict cache filled and
+ *          grown) before the timed rounds, which take the sockets in turn.
  * Result: "ps MEDIAN hits HITS calls CALLS runs PS..." (picoseconds/call).
  */
 #include <linux/module.h>
+#include <linux/delay.h>
+#include <linux/mm.h>
 #include <linux/proc_fs.h>
 #include <linux/net.h>
 #include <linux/skbuff.h>
@@ -31,7 +35,9 @@
 
 #define CB_MAX_CMD	8192
 #define CB_MAX_ROUNDS	31
-#define CB_MAX_SOCKS	512
+#define CB_MAX_SOCKS	16384
+/* Untimed passes over the sockets: enough for a cache to grow 128 -> 16,384. */
+#define CB_WARM_PASSES	6
 /* Calls per round: ten million keep BH off for seconds at most, even in TCG. */
 #define CB_MAX_WORK	10000000u
 
@@ -39,8 +45,8 @@ struct cb_job {
 	const char *match;
 	bool invert;
 	unsigned int calls, rounds, nsocks;
-	struct socket *socks[CB_MAX_SOCKS];
-	struct sk_buff *skbs[CB_MAX_SOCKS];
+	struct socket **socks;		/* CB_MAX_SOCKS each */
+	struct sk_buff **skbs;
 	char *args;			/* the rest of the command */
 };
 
@@ -148,9 +154,12 @@ static void cb_rule_destroy(struct cb_rule *r)
 	module_put(r->match->me);
 }
 
-/* One round: every skb CALLS times, in the packet path's context. */
-static u64 cb_round(const struct cb_rule *r, const struct cb_job *job,
-		    unsigned int *hits)
+/*
+ * @calls passes over the sockets, in the packet path's context; the
+ * matches among them in *@hits, the picoseconds per call returned.
+ */
+static u64 cb_passes(const struct cb_rule *r, const struct cb_job *job,
+		     unsigned int calls, unsigned int *hits)
 {
 	struct nf_hook_state state = {
 		.hook = NF_INET_LOCAL_OUT, .pf = NFPROTO_IPV4, .net = r->net,
@@ -164,14 +173,32 @@ static u64 cb_round(const struct cb_rule *r, const struct cb_job *job,
 	local_bh_disable();
 	rcu_read_lock();
 	t0 = ktime_get_ns();
-	for (i = 0; i < job->calls; i++)
+	for (i = 0; i < calls; i++)
 		for (j = 0; j < job->nsocks; j++)
 			n += r->match->match(job->skbs[j], &par);
 	t1 = ktime_get_ns();
 	rcu_read_unlock();
 	local_bh_enable();
 	*hits = n;
-	return (t1 - t0) * 1000 / ((u64)job->calls * job->nsocks);
+	return (t1 - t0) * 1000 / ((u64)calls * job->nsocks);
+}
+
+/*
+ * Fill the rule's verdict cache as traffic would: one pass over the
+ * sockets at a time, with time between for the work that grows a cache
+ * (and its RCU grace period) to run.
+ */
+static void cb_warm(const struct cb_rule *r, const struct cb_job *job)
+{
+	unsigned int i, hits;
+
+	for (i = 0; i < CB_WARM_PASSES; i++) {
+		cb_passes(r, job, 1, &hits);
+		/* One socket fills one slot: no cache ever grows for it. */
+		if (job->nsocks == 1)
+			break;
+		msleep(20);
+	}
 }
 
 static int cb_cmp_u64(const void *a, const void *b)
@@ -182,13 +209,13 @@ static int cb_cmp_u64(const void *a, const void *b)
 }
 
 /*
- * One socket: one rule, its verdict cached after the first call.  Several:
- * a fresh rule per round (built outside the timed part), so every call is
- * the first judgement of that cgroup by that rule.
+ * Cached: one rule, warmed up.  Fresh (several sockets, one call each): a
+ * new rule per round (built outside the timed part), so every call is the
+ * first judgement of that cgroup by that rule.
  */
 static int cb_run(const struct cb_job *job)
 {
-	bool fresh = job->nsocks > 1;
+	bool fresh = job->nsocks > 1 && job->calls == 1;
 	u64 ps[CB_MAX_ROUNDS];
 	char runs[CB_MAX_ROUNDS * 21 + 1];
 	unsigned int i, hits = 0;
@@ -196,8 +223,10 @@ static int cb_run(const struct cb_job *job)
 	int ret, len;
 
 	ret = cb_rule_init(&r, job);
+	if (!ret && !fresh)
+		cb_warm(&r, job);
 	for (i = 0; !ret && i < job->rounds; i++) {
-		ps[i] = cb_round(&r, job, &hits);
+		ps[i] = cb_passes(&r, job, job->calls, &hits);
 		if (fresh) {
 			cb_rule_destroy(&r);
 			ret = i + 1 < job->rounds ? cb_rule_init(&r, job) : 1;
@@ -217,32 +246,52 @@ static int cb_run(const struct cb_job *job)
 	return 0;
 }
 
-/* FD[,FD...]: the writer's sockets, each with an skb it owns. */
-static int cb_get_socks(struct cb_job *job, char *fds)
+/* The writer's socket @fd, with an skb it owns. */
+static int cb_get_sock(struct cb_job *job, int fd)
 {
 	struct sk_buff *skb;
 	struct socket *sock;
-	char *fd;
-	int ret, n;
+	int ret;
 
-	while ((fd = strsep(&fds, ","))) {
-		if (job->nsocks == CB_MAX_SOCKS)
-			return -E2BIG;
-		ret = kstrtoint(fd, 10, &n);
+	if (job->nsocks == CB_MAX_SOCKS)
+		return -E2BIG;
+	sock = sockfd_lookup(fd, &ret);
+	if (!sock)
+		return ret;
+	skb = alloc_skb(0, GFP_KERNEL);
+	if (!skb) {
+		sockfd_put(sock);
+		return -ENOMEM;
+	}
+	/* Owned as an output skb is; no destructor, no accounting. */
+	skb->sk = sock->sk;
+	job->socks[job->nsocks] = sock;
+	job->skbs[job->nsocks++] = skb;
+	return 0;
+}
+
+/* FD or FIRST-LAST, comma-separated: the writer's sockets. */
+static int cb_get_socks(struct cb_job *job, char *fds)
+{
+	char *tok, *last;
+	int ret, a, b;
+
+	job->socks = kvcalloc(CB_MAX_SOCKS, sizeof(*job->socks), GFP_KERNEL);
+	job->skbs = kvcalloc(CB_MAX_SOCKS, sizeof(*job->skbs), GFP_KERNEL);
+	if (!job->socks || !job->skbs)
+		return -ENOMEM;
+	while ((tok = strsep(&fds, ","))) {
+		last = strchr(tok, '-');
+		if (last)
+			*last++ = 0;
+		ret = kstrtoint(tok, 10, &a) ?: kstrtoint(last ?: tok, 10, &b);
+		if (!ret && (a < 0 || b < a || b - a >= CB_MAX_SOCKS))
+			ret = -ERANGE;
+		for (; !ret && a <= b; a++)
+			ret = cb_get_sock(job, a);
 		if (ret)
 			return ret;
-		sock = sockfd_lookup(n, &ret);
-		if (!sock)
-			return ret;
-		skb = alloc_skb(0, GFP_KERNEL);
-		if (!skb) {
-			sockfd_put(sock);
-			return -ENOMEM;
-		}
-		/* Owned as an output skb is; no destructor, no accounting. */
-		skb->sk = sock->sk;
-		job->socks[job->nsocks] = sock;
-		job->skbs[job->nsocks++] = skb;
+		cond_resched();
 	}
 	return 0;
 }
@@ -256,6 +305,8 @@ static void cb_put_socks(struct cb_job *job)
 		kfree_skb(job->skbs[i]);
 		sockfd_put(job->socks[i]);
 	}
+	kvfree(job->skbs);
+	kvfree(job->socks);
 }
 
 static int cb_parse(struct cb_job *job, char *cmd)
@@ -283,8 +334,7 @@ static int cb_parse(struct cb_job *job, char *cmd)
 	ret = cb_get_socks(job, f[4]);
 	if (ret)
 		return ret;
-	if ((job->nsocks > 1 && job->calls > 1) ||
-	    job->calls > CB_MAX_WORK / job->nsocks)
+	if (job->calls > CB_MAX_WORK / job->nsocks)
 		return -ERANGE;
 	return 0;
 }
