@@ -107,6 +107,7 @@ check-packages:
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean || true
 	@for d in $(SUBDIRS); do $(MAKE) -C $$d clean; done
+	$(MAKE) -C tests/bench/kbench KDIR=$(KDIR) clean || true
 
 .PHONY: all modules userspace deps check check-debug fuzz demo bench checkpatch install clean \
 	uninstall install-dkms-source deb check-packages
