@@ -18,6 +18,19 @@ pass() { echo "PASS $1"; PASSED=$((PASSED + 1)); }
 fail() { echo "FAIL $1${2:+: $2}"; FAILED=$((FAILED + 1)); }
 skip_all() { echo "SKIP: $1"; exit 4; }
 
+# kill_tree DIR: end every process left in cgroup DIR and below (a
+# listener started through a backgrounded nsx outlives the shell that PIDS
+# holds), so that the cgroups can be removed.
+kill_tree() {
+	local i
+	[ -e "$1/cgroup.kill" ] || return 0
+	echo 1 > "$1/cgroup.kill" 2>/dev/null
+	for i in $(seq 50); do
+		grep -q '^populated 0' "$1/cgroup.events" 2>/dev/null && return 0
+		sleep 0.1
+	done
+}
+
 cleanup() {
 	local p ns
 	[ -n "$SYSCTL_RESTORE" ] && echo "$SYSCTL_RESTORE" > /proc/sys/fs/inotify/max_queued_events
@@ -29,6 +42,7 @@ cleanup() {
 	for p in "${DEEP[@]}"; do "$HERE/deeptree" rm "$p" 2>/dev/null; done
 	for p in "${MOUNTS[@]}"; do umount "$p" 2>/dev/null; done
 	if [ -n "$ROOT" ] && [ -d "$ROOT" ]; then
+		kill_tree "$ROOT"
 		find "$ROOT" -depth -type d -exec rmdir {} + 2>/dev/null
 	fi
 	if [ -n "$MNT" ]; then
