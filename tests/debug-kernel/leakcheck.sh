@@ -24,9 +24,14 @@ start_clean() {
 # Drop every rule that could hold the modules: both iptables back ends,
 # every table, and whatever nft tables remain.
 remove_rules() {
-	local ipt t
+	local ipt t ns
+	# Rules in named netns (invert.sh's router, translate.sh's) hold the
+	# module too: the namespaces go first, with their rules.
+	for ns in $(ip netns list 2>/dev/null | cut -d' ' -f1); do
+		ip netns del "$ns"
+	done
 	for ipt in iptables-legacy ip6tables-legacy; do
-		for t in filter mangle raw; do
+		for t in filter mangle raw nat; do
 			"$ipt" -w -t "$t" -F 2>/dev/null
 			"$ipt" -w -t "$t" -X 2>/dev/null
 		done
@@ -36,10 +41,11 @@ remove_rules() {
 }
 
 # rmmod MODULE unless it is not loaded; true when it is gone.  nf_tables
-# drops a deleted rule's references from a work item: give it 5 s.
+# drops a deleted rule's references, and a deleted netns its rules, from
+# work items (slow under KASAN): give them 20 s.
 unload() {
 	local i
-	for ((i = 0; i < 5; i++)); do
+	for ((i = 0; i < 20; i++)); do
 		grep -q "^$1 " /proc/modules || return 0
 		rmmod "$1" 2>/dev/null && return 0
 		sleep 1
