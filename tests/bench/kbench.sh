@@ -7,6 +7,7 @@
 # rule built for the round.  Checks the verdicts too: a hit must match on
 # every call, a miss on none.
 . "$(dirname "$0")/../lib/vmtest.sh"
+. "$(dirname "$0")/lib.sh"
 need_module
 modprobe xt_cg2bench || { fail "modprobe xt_cg2bench"; finish; }
 # Patterns go through unquoted expansions: no pathname expansion.
@@ -58,8 +59,6 @@ EOF
 
 # ratio X Y: X/Y with two decimals.
 ratio() { printf '%d.%02d' $(($1 / $2)) $(($1 * 100 / $2 % 100)); }
-# median N...: the median of the numbers.
-median() { printf '%s\n' "$@" | sort -n | sed -n "$((($# + 1) / 2))p"; }
 # paired "X1 X2..." "Y1 Y2...": the median of Xi/Yi, two decimals.  Round i
 # of both ran within a second of each other, so a disturbance that lasts
 # seconds (another VM on the host) changes both alike; medians of each
