@@ -29,6 +29,9 @@ static int cmp_u64(const void *a, const void *b)
 static const struct elem_counter *counter_of(const struct counter_list *l,
 					     uint64_t id)
 {
+	/* A set without counters has none: l->v is NULL, bsearch()'s UB. */
+	if (!l->n)
+		return NULL;
 	return bsearch(&id, l->v, l->n, sizeof(*l->v), cmp_u64);
 }
 
@@ -75,7 +78,8 @@ static int print_sorted(const struct idset *ids, struct counter_list *ctr,
 	while (idset_next(ids, &pos, &id))
 		v[n++] = id;
 	qsort(v, n, sizeof(*v), cmp_u64);
-	qsort(ctr->v, ctr->n, sizeof(*ctr->v), cmp_u64);
+	if (ctr->n)
+		qsort(ctr->v, ctr->n, sizeof(*ctr->v), cmp_u64);
 	find_paths(root, v, n, paths);
 	for (i = 0; i < n; i++) {
 		print_line(v[i], paths[i], counter_of(ctr, v[i]));
