@@ -265,5 +265,10 @@ void acctd_fini(struct acctd *ad, struct nfs *n, struct config *cfg)
 {
 	read_all(n, cfg);
 	save(ad);
+	acctd_free(ad);
+}
+
+void acctd_free(struct acctd *ad)
+{
 	acct_store_free(&ad->store);
 }

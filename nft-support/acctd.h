@@ -38,6 +38,8 @@ void acctd_init(struct acctd *ad, const char *state_dir,
 		const char *metrics_path, double interval, double tnow);
 /* Read every counted set once more, save, free. */
 void acctd_fini(struct acctd *ad, struct nfs *n, struct config *cfg);
+/* Free the totals without reading or saving (a start that failed). */
+void acctd_free(struct acctd *ad);
 /* Give each target of @cfg its accounting (after every config load). */
 int acctd_attach(struct acctd *ad, struct config *cfg);
 

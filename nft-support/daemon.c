@@ -148,14 +148,12 @@ static int initial_sync(struct daemon *d, const char *root)
 	return 0;
 }
 
-int daemon_init(struct daemon *d)
+static int daemon_setup(struct daemon *d)
 {
 	char root[PATH_MAX];
 	bool commits;
 	int ret;
 
-	d->sfd = -1;
-	d->rw.fd = -1;
 	/* Every pattern is checked before anything touches the kernel. */
 	if (daemon_load(d, &d->cfg))
 		return 2;
@@ -184,14 +182,38 @@ int daemon_init(struct daemon *d)
 	return initial_sync(d, root);
 }
 
-void daemon_fini(struct daemon *d)
+/* Free what daemon_setup() got, however far it went. */
+static void daemon_release(struct daemon *d)
 {
 	cgtree_close(&d->tree);
 	rootwatch_close(&d->rw);
 	monitor_close(&d->mon);
-	acctd_fini(&d->acct, &d->nfs, &d->cfg);
+	acctd_free(&d->acct);
 	nfs_close(&d->nfs);
 	config_free(&d->cfg);
 	if (d->sfd >= 0)
 		close(d->sfd);
+	d->sfd = -1;
+}
+
+int daemon_init(struct daemon *d)
+{
+	int ret;
+
+	/* No fd is open yet: 0 is stdin, not ours to close on failure. */
+	d->sfd = -1;
+	d->rw.fd = -1;
+	d->tree.ifd = -1;
+	d->tree.rootfd = -1;
+	ret = daemon_setup(d);
+	if (ret)
+		daemon_release(d);
+	return ret;
+}
+
+void daemon_fini(struct daemon *d)
+{
+	/* The last counter readings need the netlink socket: first. */
+	acctd_fini(&d->acct, &d->nfs, &d->cfg);
+	daemon_release(d);
 }
