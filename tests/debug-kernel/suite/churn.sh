@@ -180,15 +180,18 @@ done
 wait "${pids[@]}"
 
 # Once the churn stops, the daemon must catch up: its set equal to what a
-# fresh scan finds (--check exits 0), within 20 s.  The scan is the plain
-# build's: UBSan stops the ASan build's --check on qsort(NULL, 0) in
-# check.c when a set is already in sync.
+# fresh scan finds (--check exits 0), within 20 s; the scan and the --list
+# are the sanitizer build's too.
 for ((i = 0; i < 40; i++)); do
-	nft-cgroupd --check "$BIND" >"$STATS/check.out" 2>&1 && break
+	nft-cgroupd-asan --check "$BIND" >"$STATS/check.out" 2>&1 && break
 	sleep 0.5
 done
-expect "nft-cgroupd's set equals a fresh scan" 0 "$(nft-cgroupd --check "$BIND" >/dev/null 2>&1; echo $?)"
+expect "nft-cgroupd's set equals a fresh scan" 0 "$(nft-cgroupd-asan --check "$BIND" >/dev/null 2>&1; echo $?)"
 grep -q . "$STATS/check.out" && sed 's/^/  check: /' "$STATS/check.out" | head -n 10
+expect "nft-cgroupd --list (ASan) lists the set" 0 \
+	"$(nft-cgroupd-asan --list inet:churnset:cg >"$STATS/list.out" 2>&1; echo $?)"
+expect "nft-cgroupd --list names churn/tmp/keep/a" 1 \
+	"$(grep -c ' /churn/tmp/keep/a$' "$STATS/list.out")"
 kill -TERM "$NFTCG"
 wait "$NFTCG"
 expect "nft-cgroupd (ASan) exits 0 on SIGTERM" 0 "$?"
