@@ -187,17 +187,17 @@ static void report(const struct opts *o, const struct stats *st, unsigned long s
 		total += st->blobs[k];
 		accepted += st->accepted[k];
 	}
-	printf("cg2kfuzz: seed %lu, %lu blobs in %lu s, %lu accepted, %lu refused"
+	printf("INFO cg2kfuzz: seed %lu, %lu blobs in %lu s, %lu accepted, %lu refused"
 	       " (EINVAL %lu, ENAMETOOLONG %lu)\n",
 	       o->seed, total, secs, accepted, st->refused_as_expected,
 	       st->einval, st->enametoolong);
 	for (k = 0; k < NPATHS; k++)
-		printf("cg2kfuzz:   %-24s %7lu blobs, %7lu accepted\n", path_names[k],
+		printf("INFO cg2kfuzz:   %-24s %7lu blobs, %7lu accepted\n", path_names[k],
 		       st->blobs[k], st->accepted[k]);
 	for (k = 0; k < KF_NKINDS; k++)
-		printf("cg2kfuzz:   %-7s %7lu blobs, %7lu accepted\n", kf_kind_name(k),
+		printf("INFO cg2kfuzz:   %-7s %7lu blobs, %7lu accepted\n", kf_kind_name(k),
 		       st->by_kind[k], st->accepted_by_kind[k]);
-	printf("cg2kfuzz: %lu accepted blobs checked with packets: %lu verdicts (%lu matches)\n",
+	printf("INFO cg2kfuzz: %lu accepted blobs checked with packets: %lu verdicts (%lu matches)\n",
 	       st->verified_blobs, st->verdicts, st->matches);
 	if (st->infra)
 		printf("FAIL kfuzz: could not send or read counters (%lu times)\n", st->infra);

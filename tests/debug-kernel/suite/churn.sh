@@ -199,7 +199,7 @@ expect "nft-cgroupd: no ASan/UBSan report" "" \
 	"$(grep -E 'AddressSanitizer|LeakSanitizer|runtime error' "$STATS/nftcg.log" | head -n 3)"
 nft delete table inet churnset
 
-echo "churn: ${DUR} s: $(total cgroups) cgroups created and removed," \
+echo "INFO churn: ${DUR} s: $(total cgroups) cgroups created and removed," \
 	"$(total rulesets) rulesets restored, $(total flushes) flushes," \
 	"$(total nft-tables) nft tables, $(total cgns) cgroup-namespace rule pairs," \
 	"$(total moves) moves, $(total tcp) TCP exchanges," \
