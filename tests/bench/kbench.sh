@@ -150,7 +150,7 @@ run_many() {
 		calls=$((MANY_CALLS / n > 2 ? MANY_CALLS / n : 2))
 		cat >$hook <<-EOF
 			for ((r = 0; r < $ROUNDS; r++)); do
-				for m in "intree cgroup 0 /kbm" "literal cgroup2 0 kbm"; do
+				for m in "intree cgroup 0 /kbm" "literal cgroup2 0 kbm" "floor cg2floor 0 -"; do
 					set -- \$m
 					echo "\$2 \$3 $calls 1 \$CGSPRAY_FDS \$4" >/proc/cg2bench || exit 1
 					echo "\$1 \$(cat /proc/cg2bench)"
@@ -159,7 +159,7 @@ run_many() {
 		EOF
 		seq -f "$CG/kbm/c%.0f" 1 "$n" | CGSPRAY_BEFORE="bash $hook" cgspray 127.0.0.1 9 0 1 2>/tmp/kb.err ||
 			{ fail "kbench many $n: $(cat /tmp/kb.err)"; continue; }
-		for m in intree literal; do
+		for m in intree literal floor; do
 			runs[$m]=$(awk -v m=$m '$1 == m { printf " %s", $3 }' /tmp/kbm.res)
 			hits=$(awk -v m=$m '$1 == m { print $5 }' /tmp/kbm.res | sort -u)
 			# shellcheck disable=SC2086
@@ -169,8 +169,9 @@ run_many() {
 		mrel[$n]=$(paired "${runs[literal]}" "${runs[intree]}")
 		[[ -n ${mps[literal,$n]:-} && -n ${mps[intree,$n]:-} ]] || { fail "kbench many $n: no result"; continue; }
 		echo "BENCH kbench many $n cgroups: in-tree $(ratio "${mps[intree,$n]}" 1000) ns," \
-			"literal $(ratio "${mps[literal,$n]}" 1000) ns per call (median of $ROUNDS rounds of $calls passes;" \
-			"rounds in ps: in-tree${runs[intree]}; literal${runs[literal]})"
+			"literal $(ratio "${mps[literal,$n]}" 1000) ns, floor $(ratio "${mps[floor,$n]}" 1000) ns" \
+			"per call (median of $ROUNDS rounds of $calls passes;" \
+			"rounds in ps: in-tree${runs[intree]}; literal${runs[literal]}; floor${runs[floor]})"
 	done
 }
 
@@ -188,16 +189,18 @@ for c in intree_hit intree_miss literal_hit literal_miss literal_inverted \
 	printf 'CSV kbench,%s,%s,%s,%s,%s\n' "$c" "$(ratio "${ps[$c,2]}" 1000)" "$(ratio "${ps[$c,8]}" 1000)" \
 		"$(x_intree "$c" 2)" "$(x_intree "$c" 8)"
 done
-echo "CSV kbench_many,cgroups,in-tree ns,literal ns,literal x in-tree,in-tree x at 1,literal x at 1"
+echo "CSV kbench_many,cgroups,in-tree ns,literal ns,literal x in-tree,in-tree x at 1,literal x at 1,floor ns,floor x at 1"
 for n in "${MANY[@]}"; do
 	[[ -n ${mps[literal,$n]:-} && -n ${mps[literal,1]:-} ]] || continue
-	printf 'CSV kbench_many,%s,%s,%s,%s,%s,%s\n' "$n" "$(ratio "${mps[intree,$n]}" 1000)" \
+	printf 'CSV kbench_many,%s,%s,%s,%s,%s,%s,%s,%s\n' "$n" "$(ratio "${mps[intree,$n]}" 1000)" \
 		"$(ratio "${mps[literal,$n]}" 1000)" "${mrel[$n]}" \
-		"$(ratio "${mps[intree,$n]}" "${mps[intree,1]}")" "$(ratio "${mps[literal,$n]}" "${mps[literal,1]}")"
+		"$(ratio "${mps[intree,$n]}" "${mps[intree,1]}")" "$(ratio "${mps[literal,$n]}" "${mps[literal,1]}")" \
+		"$(ratio "${mps[floor,$n]}" 1000)" "$(ratio "${mps[floor,$n]}" "${mps[floor,1]}")"
 done
 n=${MANY[-1]}
 [[ -n ${mps[literal,$n]:-} && -n ${mps[literal,1]:-} ]] &&
-	echo "BENCH kbench many: $n cgroups through one literal rule $(ratio "${mps[literal,$n]}" "${mps[literal,1]}")x the cost at 1 (goal <= 1.5x); in-tree $(ratio "${mps[intree,$n]}" "${mps[intree,1]}")x"
+	echo "BENCH kbench many: $n cgroups through one literal rule $(ratio "${mps[literal,$n]}" "${mps[literal,1]}")x the cost at 1 (goal <= 1.5x); in-tree $(ratio "${mps[intree,$n]}" "${mps[intree,1]}")x;" \
+		"floor (reaching the socket's cgroup) $(ratio "${mps[floor,$n]}" "${mps[floor,1]}")x"
 for d in 2 8; do
 	[[ -n ${ps[literal_hit,$d]} && -n ${ps[intree_hit,$d]} && -n ${ps[first_worst,$d]} ]] || continue
 	echo "BENCH kbench depth $d: literal cached $(x_intree literal_hit "$d")x in-tree (goal <= 1.10x)," \

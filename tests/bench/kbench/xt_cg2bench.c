@@ -9,8 +9,9 @@
  * keeps the median cost of several rounds for the next read.
  *
  * Command: MATCH INVERT CALLS ROUNDS FD[,FD...] ARG...
- *   MATCH  "cgroup" (in-tree, revision 2; ARG is the one path) or
- *          "cgroup2" (ours, revision 0; each ARG one --path pattern)
+ *   MATCH  "cgroup" (in-tree, revision 2; ARG is the one path),
+ *          "cgroup2" (ours, revision 0; each ARG one --path pattern) or
+ *          "cg2floor" (this module's floor, see cb_floor_mt(); ARG ignored)
  *   CALLS  calls per socket per round
  *   FDs    fd numbers or ranges FIRST-LAST, up to CB_MAX_SOCKS sockets.
  *          CALLS 1 and several sockets: a new rule each round, so each
@@ -102,22 +103,53 @@ static void *cb_info_cgroup2(char *args, bool invert)
 	return info;
 }
 
+/*
+ * The floor: the least any cgroup match does per packet, reaching the
+ * sending socket's cgroup and reading it.  Whatever its cost grows by with
+ * the number of cgroups is the memory's, not a match's.  Every socket not
+ * in the root cgroup matches.
+ */
+static bool cb_floor_mt(const struct sk_buff *skb, struct xt_action_param *par)
+{
+	struct sock *sk = skb->sk;
+
+	return sk && sk_fullsock(sk) &&
+	       sock_cgroup_ptr(&sk->sk_cgrp_data)->level > 0;
+}
+
+static struct xt_match cb_floor_reg __read_mostly = {
+	.name		= "cg2floor",
+	.revision	= 0,
+	.family		= NFPROTO_IPV4,
+	.match		= cb_floor_mt,
+	.matchsize	= 0,
+	.me		= THIS_MODULE,
+};
+
+static void *cb_info(const char *match, char *args, bool invert)
+{
+	if (!strcmp(match, "cgroup2"))
+		return cb_info_cgroup2(args, invert);
+	if (!strcmp(match, "cgroup"))
+		return cb_info_cgroup(args, invert);
+	return kzalloc(1, GFP_KERNEL) ?: ERR_PTR(-ENOMEM);
+}
+
 /* Build the rule's matchinfo through x_tables' checks, as iptables does. */
 static int cb_rule_init(struct cb_rule *r, const struct cb_job *job)
 {
-	bool ours = !strcmp(job->match, "cgroup2");
 	struct xt_mtchk_param par = {};
 	struct ipt_entry entry = {};
 	char *args;
 	int ret;
 
-	r->match = xt_request_find_match(NFPROTO_IPV4, job->match, ours ? 0 : 2);
+	r->match = xt_request_find_match(NFPROTO_IPV4, job->match,
+					 strcmp(job->match, "cgroup") ? 0 : 2);
 	if (IS_ERR(r->match))
 		return PTR_ERR(r->match);
 	args = kstrdup(job->args, GFP_KERNEL);
-	r->info = !args ? ERR_PTR(-ENOMEM) : ours ?
-		  cb_info_cgroup2(args, job->invert) :
-		  cb_info_cgroup(args, job->invert);
+	r->info = args ? cb_info(job->match, args, job->invert) :
+		  ERR_PTR(-ENOMEM);
 	kfree(args);
 	if (IS_ERR(r->info)) {
 		module_put(r->match->me);
@@ -322,7 +354,8 @@ static int cb_parse(struct cb_job *job, char *cmd)
 	}
 	job->match = f[0];
 	job->args = cmd;
-	if (strcmp(f[0], "cgroup") && strcmp(f[0], "cgroup2"))
+	if (strcmp(f[0], "cgroup") && strcmp(f[0], "cgroup2") &&
+	    strcmp(f[0], "cg2floor"))
 		return -EINVAL;
 	ret = kstrtouint(f[1], 10, &inv) ?: kstrtouint(f[2], 10, &job->calls) ?:
 	      kstrtouint(f[3], 10, &job->rounds);
@@ -388,12 +421,21 @@ static const struct proc_ops cb_proc_ops = {
 
 static int __init cb_init(void)
 {
-	return proc_create("cg2bench", 0600, NULL, &cb_proc_ops) ? 0 : -ENOMEM;
+	int ret = xt_register_match(&cb_floor_reg);
+
+	if (ret)
+		return ret;
+	if (!proc_create("cg2bench", 0600, NULL, &cb_proc_ops)) {
+		xt_unregister_match(&cb_floor_reg);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static void __exit cb_exit(void)
 {
 	remove_proc_entry("cg2bench", NULL);
+	xt_unregister_match(&cb_floor_reg);
 }
 
 module_init(cb_init);
