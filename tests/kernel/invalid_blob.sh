@@ -16,14 +16,20 @@ blob() {
 	msgs=$(dmesg_new)
 	expect "$name: $want" "$want" "$out"
 	if [[ -z $re ]]; then
-		expect "$name: no dmesg line" "" "$msgs"
+		expect "$name: no dmesg line" "" "$(grep -E -- "$NF_LINE" <<<"$msgs")"
 		return
 	fi
 	expect_grep "$name: dmesg says what is wrong" "$re" "$msgs"
-	expect "$name: exactly one dmesg line" 1 "$(grep -c . <<<"$msgs")"
+	# Lines of x_tables and of the module only: the kernel may log
+	# something else meanwhile (CI of e5457ee, 7.2 under TCG: a second
+	# line during "dot component").
+	expect "$name: exactly one dmesg line" 1 "$(grep -c -E -- "$NF_LINE" <<<"$msgs")"
+	[[ $(grep -c . <<<"$msgs") == 1 ]] ||
+		echo "INFO $name: other kernel lines meanwhile: $(grep -v -E -- "$NF_LINE" <<<"$msgs" | tr '\n' '|')"
 }
 
 X='xt_cgroup2: '
+NF_LINE='xt_cgroup2: |x_tables: '
 blob "unknown flag 0x2" "$EINVAL" "^.*${X}unknown flags 0x2$" --flags 2 --patterns a
 blob "unknown flags 0x80000001" "$EINVAL" "^.*${X}unknown flags 0x80000000$" --flags 0x80000001 --patterns a
 blob "count 0" "$EINVAL" "${X}pattern count 0 is not within 1..64$" --patterns a --count 0
