@@ -22,9 +22,9 @@ struct nlmsghdr;
 /* Sizes of element messages, to page ids by the send buffer we got. */
 #define NFS_IDS_PER_MSG		1024	/* 20 bytes each: well below the 64 KiB of a nested attribute */
 /*
- * The kernel applies a transaction in one go, without rescheduling (6.1
- * walks its messages, their elements and then the commit list): 20,000
- * ids kept a CPU of the debug kernel (KASAN, TCG) over 21 s, an RCU stall.
+ * The kernel applies a transaction without rescheduling (in 6.1,
+ * nf_tables_newsetelem() loops over a message's elements): 20,000 ids
+ * kept a CPU of the debug kernel (KASAN, TCG) over 21 s, an RCU stall.
  * A cap keeps each transaction short whatever the send buffer allows.
  */
 #define NFS_IDS_PER_BATCH	4096	/* about 82 KB of messages */
