@@ -166,7 +166,8 @@ static void cg2_check_pattern(const char *pat, size_t len)
 	enum cg2_error err;
 	size_t offset;
 
-	err = cg2_validate(pat, len, CG2_MAX_PATTERN_LEN, &offset);
+	err = cg2_validate(pat, len, CG2_MAX_PATTERN_LEN, &offset,
+			   cg2_user_work());
 	switch (err) {
 	case CG2_OK:
 		return;
@@ -188,7 +189,7 @@ static unsigned int cg2_rule_states(const struct xt_cgroup2_info *info)
 	unsigned int i, states = 0;
 
 	for (i = 0; i < info->count; i++, p += strlen(p) + 1)
-		states += cg2_cost(p, strlen(p));
+		states += cg2_cost(p, strlen(p), cg2_user_work());
 	return states;
 }
 
@@ -209,7 +210,7 @@ static void cgroup2_parse(struct xt_option_call *cb)
 
 	len = strlen(pat);
 	cg2_check_pattern(pat, len);
-	states = cg2_rule_states(info) + cg2_cost(pat, len);
+	states = cg2_rule_states(info) + cg2_cost(pat, len, cg2_user_work());
 	if (states > XT_CGROUP2_MAX_STATES)
 		cg2_path_error(pat, "brings the patterns of this rule to %u "
 			       "matcher states, more than %u: spread them over "

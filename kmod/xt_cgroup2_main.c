@@ -20,6 +20,7 @@
 #include <linux/module.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
+#include <linux/mm.h>
 #include <linux/cgroup.h>
 #include <linux/string.h>
 #include <linux/netfilter.h>
@@ -160,19 +161,19 @@ static bool cgroup2_mt(const struct sk_buff *skb, struct xt_action_param *par)
  * within the rule's budget of matcher states, kept in @states.
  */
 static int cg2_check_pattern(const char *p, size_t n, unsigned int i,
-			     unsigned int *states)
+			     unsigned int *states, struct cg2_work *work)
 {
 	enum cg2_error err;
 	size_t off;
 
-	err = cg2_validate(p, n, CG2_MAX_PATTERN_LEN, &off);
+	err = cg2_validate(p, n, CG2_MAX_PATTERN_LEN, &off, work);
 	if (err != CG2_OK) {
 		pr_info_ratelimited("pattern %u \"%*pE\" %s (byte %zu)\n",
 				    i + 1, (int)min_t(size_t, n, 80), p,
 				    cg2_strerror(err), off);
 		return err == CG2_ERR_TOO_LONG ? -ENAMETOOLONG : -EINVAL;
 	}
-	*states += cg2_cost(p, n);
+	*states += cg2_cost(p, n, work);
 	if (*states > XT_CGROUP2_MAX_STATES) {
 		pr_info_ratelimited("patterns 1 to %u need %u matcher states, more than %u\n",
 				    i + 1, *states, XT_CGROUP2_MAX_STATES);
@@ -182,7 +183,8 @@ static int cg2_check_pattern(const char *p, size_t n, unsigned int i,
 }
 
 /* The blob comes from userspace: trust nothing in it. */
-static int cg2_check_patterns(const struct xt_cgroup2_info *info)
+static int cg2_check_patterns(const struct xt_cgroup2_info *info,
+			      struct cg2_work *work)
 {
 	const char *p = info->patterns, *end = info->patterns + info->len;
 	unsigned int i, states = 0;
@@ -206,7 +208,7 @@ static int cg2_check_patterns(const struct xt_cgroup2_info *info)
 					    i + 1, info->len);
 			return -EINVAL;
 		}
-		ret = cg2_check_pattern(p, n, i, &states);
+		ret = cg2_check_pattern(p, n, i, &states, work);
 		if (ret)
 			return ret;
 		p += n + 1;
@@ -227,7 +229,8 @@ static int cg2_check_patterns(const struct xt_cgroup2_info *info)
  * Compile every pattern of the (validated) rule once, here in the control
  * path, into one allocation: the packet path only runs the programs.
  */
-static struct cg2_rule *cg2_rule_compile(const struct xt_cgroup2_info *info)
+static struct cg2_rule *cg2_rule_compile(const struct xt_cgroup2_info *info,
+					 struct cg2_work *work)
 {
 	const char *p = info->patterns;
 	struct cg2_rule *rule;
@@ -236,7 +239,7 @@ static struct cg2_rule *cg2_rule_compile(const struct xt_cgroup2_info *info)
 
 	for (i = 0; i < info->count; i++, p += n + 1) {
 		n = strlen(p);
-		size += cg2_compile(p, n, NULL, 0);
+		size += cg2_compile(p, n, NULL, 0, work);
 	}
 	rule = kzalloc(struct_size(rule, progs, size), GFP_KERNEL_ACCOUNT);
 	if (!rule)
@@ -245,7 +248,7 @@ static struct cg2_rule *cg2_rule_compile(const struct xt_cgroup2_info *info)
 	     i++, p += n + 1) {
 		n = strlen(p);
 		size += cg2_compile(p, n, (struct cg2_prog *)(rule->progs + size),
-				    SIZE_MAX);
+				    SIZE_MAX, work);
 	}
 	rule->count = info->count;
 	return rule;
@@ -254,6 +257,7 @@ static struct cg2_rule *cg2_rule_compile(const struct xt_cgroup2_info *info)
 static int cgroup2_mt_check(const struct xt_mtchk_param *par)
 {
 	struct xt_cgroup2_info *info = par->matchinfo;
+	struct cg2_work *work;
 	struct cg2_rule *rule;
 	int ret;
 
@@ -262,11 +266,15 @@ static int cgroup2_mt_check(const struct xt_mtchk_param *par)
 				    info->flags & ~XT_CGROUP2_FLAGS_MASK);
 		return -EINVAL;
 	}
-	ret = cg2_check_patterns(info);
+	/* Compiling a pattern needs more room than a kernel stack has. */
+	work = kvmalloc(CG2_WORK_SIZE, GFP_KERNEL);
+	if (!work)
+		return -ENOMEM;
+	ret = cg2_check_patterns(info, work);
+	rule = ret ? NULL : cg2_rule_compile(info, work);
+	kvfree(work);
 	if (ret)
 		return ret;
-
-	rule = cg2_rule_compile(info);
 	if (!rule)
 		return -ENOMEM;
 	/*

@@ -8,39 +8,44 @@
  *
  * cg2_compile() turns a pattern, once and in the control path, into
  * components of three kinds: a literal name (escapes removed), "**", or a
- * glob compiled to a Thompson NFA in which every epsilon edge points
- * forward: bracket expressions become 256-bit sets, brace groups SPLIT and
- * JUMP states, a run of stars one STAR state.  A glob runs as the bitmap of
- * its live states, never by backtracking or by trying brace combinations:
- * for each byte of a name, every live state is visited at most twice (the
- * step, then the epsilon closure in one forward sweep).  Components are
- * matched by the wildcard algorithm that backtracks only to the last "**";
- * it tries each (pattern component, path component) pair at most once,
- * since every retry shifts the alignment of that "**" segment forward.
+ * glob.  A glob is first a Thompson NFA in which every epsilon edge points
+ * forward (bracket expressions become 256-bit sets, brace groups SPLIT and
+ * JUMP states, a run of stars one STAR state), then, by subset
+ * construction, a DFA over byte classes: the packet path reads one table
+ * entry per byte of a name, never backtracks and never tries brace
+ * combinations.  Components are matched by the wildcard algorithm that
+ * backtracks only to the last "**"; it tries each (pattern component, path
+ * component) pair at most once, since every retry shifts the alignment of
+ * that "**" segment forward.
  *
- * Cost bound.  Let a pattern have C components, T literal bytes and S glob
- * states (each glob component counts its states plus one, its accepting
- * state; S <= CG2_MAX_STATES is enforced by cg2_validate()), and let a path
- * have D components whose names hold L bytes.  Matching takes at most
+ * Cost bound.  Let a pattern have C components, and a path D components
+ * whose names hold L bytes.  Matching takes at most
  *
- *	(2 * S + T + 3 * C + 2) * (L + D + 2)	steps:
+ *	(2 * C + 1) * (L + D + 2)	steps:
  *
- * (C + 1) * (D + 2) turns of the component loop, at most 1 + t steps for
- * each of the D names a literal of t bytes meets, and for each name of m
- * bytes a glob of s states meets, s for the first closure and 2 * s + 1
- * for each byte (the step and the closure visit every live state once).
- * A step is a live state visited, a byte compared or a turn of the loop;
- * host test builds count them in cg2_steps, and tests/unit checks the
- * bound on generated worst cases.  With the limits (S <= 256, T <= 1023,
- * C <= 512) that is under 4,100 * (L + D + 2) for any pattern, and the
- * measured worst is far below it: nothing multiplies with the number of
- * braces, stars or bracket members.  A rule's cost is the sum over its
- * patterns.  The stack holds two 32-byte state bitmaps.
+ * (C + 1) * (D + 2) turns of the component loop, and for each (pattern
+ * component, path component) pair tried, 1 + m steps for a name of m bytes
+ * (a literal compares only a name of its own length; a glob reads a table
+ * entry per byte, and stops early once the verdict is settled).  A step is
+ * a table entry read, a byte compared or a turn of the loop; host test
+ * builds count them in cg2_steps, and tests/unit checks the bound on
+ * generated worst cases.  Glob components cost at least two states of the
+ * budget (CG2_MAX_STATES), so a pattern holds at most 128 of them, and
+ * literal components are at most 1023 bytes in all: nothing multiplies
+ * with the number of braces, stars or bracket members.  A rule's cost is
+ * the sum over its patterns.  The matcher keeps no bitmaps on the stack.
+ *
+ * Compiling costs at most CG2_MAX_TABLE entries per pattern, each an NFA
+ * step over at most CG2_MAX_STATES states and a search among at most
+ * CG2_MAX_DFA_STATES known sets; the tables it may write are bounded by
+ * the same budget (see CG2_TABLE_PER_STATE), and it runs in a caller's
+ * work area, not on the stack.
  */
 #ifdef __KERNEL__
 #include <linux/kernel.h>
 #include <linux/string.h>
 #else
+#include <assert.h>
 #include <string.h>
 #endif
 #include "cgroup2_pattern.h"
@@ -71,6 +76,8 @@ static const char *const cg2_errors[CG2_ERR_MAX] = {
 	[CG2_ERR_NUL]			= "contains a NUL byte",
 	[CG2_ERR_CONTROL]		=
 		"contains a control character, which iptables-save cannot write",
+	[CG2_ERR_TABLES]		=
+		"compiles to more than 254 matcher states in a component or 8 KiB of matcher tables (each \"?\" or \"[...]\" after a \"*\" may double them)",
 };
 
 const char *cg2_strerror(enum cg2_error err)
@@ -229,9 +236,12 @@ struct cg2_comp {
 	unsigned short len;	/* literal: bytes; glob: states (accept excluded) */
 };
 
-/* Followed by comps[ncomps], states[nstates], sets[nsets], text[ntext]. */
+/*
+ * Followed by comps[ncomps]; then, when a component is a glob, classes[256]
+ * and table[ntable]; then text[ntext].
+ */
 struct cg2_prog {
-	unsigned short size, ncomps, nstates, nsets, ntext;
+	unsigned short size, ncomps, nclasses, ntable, ntext;
 };
 
 static const struct cg2_comp *cg2_comps(const struct cg2_prog *prog)
@@ -239,33 +249,35 @@ static const struct cg2_comp *cg2_comps(const struct cg2_prog *prog)
 	return (const struct cg2_comp *)(prog + 1);
 }
 
-static const struct cg2_state *cg2_states(const struct cg2_prog *prog)
+static const unsigned char *cg2_classes(const struct cg2_prog *prog)
 {
-	return (const struct cg2_state *)(cg2_comps(prog) + prog->ncomps);
+	return (const unsigned char *)(cg2_comps(prog) + prog->ncomps);
 }
 
-static const struct cg2_set *cg2_sets(const struct cg2_prog *prog)
+static const unsigned char *cg2_table(const struct cg2_prog *prog)
 {
-	return (const struct cg2_set *)(cg2_states(prog) + prog->nstates);
+	return cg2_classes(prog) + (prog->ntable ? 256 : 0);
 }
 
 static const char *cg2_text(const struct cg2_prog *prog)
 {
-	return (const char *)(cg2_sets(prog) + prog->nsets);
+	return (const char *)(cg2_table(prog) + prog->ntable);
 }
 
 /*
- * Compiles in two passes: one that only counts (the arrays are NULL), to
- * size the program and to price a pattern in cg2_validate(), then one that
- * writes.
+ * Builds the NFA in two passes: one that only counts (the arrays are NULL),
+ * to price a pattern before anything is written, then one that writes into
+ * a struct cg2_work.
  */
 struct cg2_builder {
 	struct cg2_comp *comps;
 	struct cg2_state *states;
 	struct cg2_set *sets;
 	char *text;
+	unsigned short *at;	/* where each component starts in the pattern */
 	unsigned int ncomps, nstates, nsets, ntext, cost;
 	unsigned int base;	/* first state of the glob being compiled */
+	unsigned int offset;	/* of the component being compiled */
 };
 
 static unsigned int cg2_emit(struct cg2_builder *b, enum cg2_op op,
@@ -292,6 +304,7 @@ static void cg2_add_comp(struct cg2_builder *b, enum cg2_kind kind,
 		b->comps[b->ncomps].kind = kind;
 		b->comps[b->ncomps].first = first;
 		b->comps[b->ncomps].len = len;
+		b->at[b->ncomps] = b->offset;
 	}
 	b->ncomps++;
 }
@@ -424,60 +437,10 @@ static void cg2_build(struct cg2_builder *b, const char *pat, size_t len)
 	while (p < end) {
 		const char *next = cg2_component(p, end, &ce);
 
+		b->offset = p - pat;
 		cg2_compile_component(b, p, ce);
 		p = next;
 	}
-}
-
-static size_t cg2_layout(struct cg2_builder *b, struct cg2_prog *prog)
-{
-	size_t size = sizeof(*prog) + b->ncomps * sizeof(struct cg2_comp) +
-		      b->nstates * sizeof(struct cg2_state) +
-		      b->nsets * sizeof(struct cg2_set) + b->ntext;
-
-	size = (size + 1) & ~(size_t)1;
-	if (prog) {
-		prog->size = size;
-		prog->ncomps = b->ncomps;
-		prog->nstates = b->nstates;
-		prog->nsets = b->nsets;
-		prog->ntext = b->ntext;
-	}
-	return size;
-}
-
-size_t cg2_compile(const char *pat, size_t len, struct cg2_prog *prog,
-		   size_t size)
-{
-	struct cg2_builder b = { 0 };
-	size_t need;
-
-	cg2_build(&b, pat, len);
-	need = cg2_layout(&b, NULL);
-	if (need > size)
-		return need;
-	cg2_layout(&b, prog);
-	b = (struct cg2_builder){
-		.comps = (struct cg2_comp *)cg2_comps(prog),
-		.states = (struct cg2_state *)cg2_states(prog),
-		.sets = (struct cg2_set *)cg2_sets(prog),
-		.text = (char *)cg2_text(prog),
-	};
-	cg2_build(&b, pat, len);
-	return need;
-}
-
-unsigned int cg2_cost(const char *pat, size_t len)
-{
-	struct cg2_builder b = { 0 };
-
-	cg2_build(&b, pat, len);
-	return b.cost;
-}
-
-size_t cg2_prog_size(const struct cg2_prog *prog)
-{
-	return prog->size;
 }
 
 static enum cg2_error cg2_validate_component(const char *cs, const char *ce,
@@ -584,31 +547,39 @@ static enum cg2_error cg2_check_components(const char *pat, size_t len,
 	}
 }
 
-enum cg2_error cg2_validate(const char *pat, size_t len, size_t max_len,
-			    size_t *offset)
-{
-	const char *where = pat;
-	enum cg2_error err;
+/*
+ * Subset construction.  Each glob component becomes a DFA over byte
+ * classes (bytes that every bracket and byte of the pattern treats alike),
+ * built once, here in the control path, by running the NFA on one byte of
+ * each class from each set of live NFA states met.  A DFA state is a byte
+ * in the table: 0 is dead, CG2_DFA_ALL "this name matches whatever
+ * follows", k a row of the table.  Tables are refused, naming the
+ * component, past CG2_MAX_DFA_STATES rows or CG2_MAX_TABLE bytes: the
+ * sets of a "*" before many "?" double with each "?".
+ */
+#define CG2_WORDS		(CG2_MAX_STATES / 64)
+#define CG2_MAX_COMPS		((CG2_MAX_PATTERN_LEN + 1) / 2)
+#define CG2_MAX_DFA_STATES	254
+#define CG2_DFA_ALL		255
+#define CG2_MAX_TABLE		(CG2_MAX_STATES * CG2_TABLE_PER_STATE)
 
-	if (max_len > CG2_MAX_PATTERN_LEN)
-		max_len = CG2_MAX_PATTERN_LEN;
-	if (len == 0) {
-		err = CG2_ERR_EMPTY;
-	} else if (len > max_len) {
-		where = pat + max_len;
-		err = CG2_ERR_TOO_LONG;
-	} else {
-		err = cg2_check_bytes(pat, len, &where);
-		if (err == CG2_OK)
-			err = cg2_check_components(pat, len, &where);
-	}
-	if (offset)
-		*offset = where - pat;
-	return err;
-}
+/* A pattern being compiled: see CG2_WORK_SIZE. */
+struct cg2_work {
+	struct cg2_comp comps[CG2_MAX_COMPS];
+	unsigned short at[CG2_MAX_COMPS];
+	struct cg2_state states[CG2_MAX_STATES];
+	struct cg2_set sets[CG2_MAX_STATES];
+	char text[CG2_MAX_PATTERN_LEN];
+	unsigned char classes[256];	/* byte -> class */
+	unsigned char rep[256];		/* class -> one of its bytes */
+	unsigned short split[2][256];	/* scratch of cg2_find_classes() */
+	unsigned long long dstates[CG2_MAX_DFA_STATES][CG2_WORDS];
+	unsigned char table[CG2_MAX_TABLE];
+	unsigned int ncomps, nclasses, ntable, ntext, cost;
+};
 
-/* Live states of one glob component: bit i for state i. */
-#define CG2_WORDS	(CG2_MAX_STATES / 64)
+static_assert(sizeof(struct cg2_work) <= CG2_WORK_SIZE,
+	      "CG2_WORK_SIZE is too small");
 
 /* Add state @t (> the state being visited) to @set, and to @todo in word @w. */
 static void cg2_add(unsigned long long *set, unsigned long long *todo,
@@ -633,7 +604,6 @@ static void cg2_closure(const struct cg2_state *st, unsigned int n,
 		while (todo) {
 			i = w * 64 + __builtin_ctzll(todo);
 			todo &= todo - 1;
-			CG2_STEP(1);
 			if (i == n)
 				return;
 			if (st[i].op == CG2_OP_SPLIT) {
@@ -648,14 +618,14 @@ static void cg2_closure(const struct cg2_state *st, unsigned int n,
 	}
 }
 
-static bool cg2_consumes(const struct cg2_prog *prog,
+static bool cg2_consumes(const struct cg2_set *sets,
 			 const struct cg2_state *s, unsigned char c)
 {
 	switch (s->op) {
 	case CG2_OP_BYTE:
 		return s->arg == c;
 	case CG2_OP_SET:
-		return cg2_set_has(&cg2_sets(prog)[s->arg], c);
+		return cg2_set_has(&sets[s->arg], c);
 	case CG2_OP_ANY:
 	case CG2_OP_STAR:
 		return true;
@@ -665,19 +635,18 @@ static bool cg2_consumes(const struct cg2_prog *prog,
 }
 
 /* The live states after byte @c; false when none is left. */
-static bool cg2_step(const struct cg2_prog *prog, const struct cg2_state *st,
+static bool cg2_step(const struct cg2_work *w, const struct cg2_state *st,
 		     unsigned int n, const unsigned long long *cur,
 		     unsigned long long *next, unsigned char c)
 {
 	unsigned long long todo, any = 0;
-	unsigned int w, i;
+	unsigned int k, i;
 
-	memset(next, 0, (n / 64 + 1) * sizeof(*next));
-	for (w = 0; w <= n / 64; w++) {
-		for (todo = cur[w]; todo; todo &= todo - 1) {
-			i = w * 64 + __builtin_ctzll(todo);
-			CG2_STEP(1);
-			if (i == n || !cg2_consumes(prog, &st[i], c))
+	memset(next, 0, CG2_WORDS * sizeof(*next));
+	for (k = 0; k <= n / 64; k++) {
+		for (todo = cur[k]; todo; todo &= todo - 1) {
+			i = k * 64 + __builtin_ctzll(todo);
+			if (i == n || !cg2_consumes(w->sets, &st[i], c))
 				continue;
 			/* A star consumes and stays; its closure goes on. */
 			i += st[i].op != CG2_OP_STAR;
@@ -690,25 +659,254 @@ static bool cg2_step(const struct cg2_prog *prog, const struct cg2_state *st,
 	return any;
 }
 
+/*
+ * Split the bytes into classes: two bytes share one when every byte state
+ * and bracket of the pattern consumes both or neither (partition
+ * refinement, one state at a time).
+ */
+static void cg2_find_classes(struct cg2_work *w, unsigned int nstates)
+{
+	unsigned int s, c, in, n;
+
+	memset(w->classes, 0, sizeof(w->classes));
+	w->nclasses = 1;
+	for (s = 0; s < nstates; s++) {
+		if (w->states[s].op != CG2_OP_BYTE &&
+		    w->states[s].op != CG2_OP_SET)
+			continue;
+		memset(w->split, 0xff, sizeof(w->split));
+		for (c = 0, n = 0; c < 256; c++) {
+			in = cg2_consumes(w->sets, &w->states[s], c);
+			if (w->split[in][w->classes[c]] == 0xffff)
+				w->split[in][w->classes[c]] = n++;
+			w->classes[c] = w->split[in][w->classes[c]];
+		}
+		w->nclasses = n;
+	}
+	for (c = 256; c-- > 0;)
+		w->rep[w->classes[c]] = c;
+}
+
+/* The row of the live-state set @set among the @count known, or @count. */
+static unsigned int cg2_find_row(const struct cg2_work *w,
+				 const unsigned long long *set,
+				 unsigned int words, unsigned int count)
+{
+	unsigned int d;
+
+	for (d = 0; d < count; d++)
+		if (!memcmp(w->dstates[d], set, words * sizeof(*set)))
+			break;
+	return d;
+}
+
+static bool cg2_accepts(const unsigned long long *set, unsigned int n)
+{
+	return set[n / 64] >> (n % 64) & 1;
+}
+
+/*
+ * An accepting row that leads only to itself matches whatever follows:
+ * entries that lead to it become CG2_DFA_ALL, so the matcher stops there.
+ */
+static void cg2_mark_all(struct cg2_work *w, unsigned char *tab,
+			 unsigned int rows)
+{
+	unsigned int width = w->nclasses + 1, d, k;
+
+	for (d = 0; d < rows; d++) {
+		for (k = 0; k < w->nclasses; k++)
+			if (tab[d * width + k] != d + 1)
+				break;
+		if (k < w->nclasses || !tab[d * width + k])
+			continue;
+		for (k = 0; k < rows * width; k++)
+			if (k % width != width - 1 && tab[k] == d + 1)
+				tab[k] = CG2_DFA_ALL;
+	}
+}
+
+/*
+ * The DFA of glob component @comp, whose NFA is in @w, appended to the
+ * table: a row per DFA state, an entry per byte class, then the row's
+ * accepting flag.  @comp then holds the row offset and the row count.
+ */
+static enum cg2_error cg2_make_dfa(struct cg2_work *w, struct cg2_comp *comp)
+{
+	const struct cg2_state *st = w->states + comp->first;
+	unsigned int n = comp->len, words = n / 64 + 1, width = w->nclasses + 1;
+	unsigned int count = 1, d, k, t;
+	unsigned long long next[CG2_WORDS];
+	unsigned char *tab = w->table + w->ntable;
+
+	if (w->ntable + width > CG2_MAX_TABLE)
+		return CG2_ERR_TABLES;
+	memset(w->dstates[0], 0, sizeof(w->dstates[0]));
+	w->dstates[0][0] = 1;
+	cg2_closure(st, n, w->dstates[0]);
+	for (d = 0; d < count; d++) {
+		for (k = 0; k < w->nclasses; k++) {
+			t = 0;
+			if (cg2_step(w, st, n, w->dstates[d], next, w->rep[k]))
+				t = cg2_find_row(w, next, words, count) + 1;
+			if (t > count) {
+				if (count == CG2_MAX_DFA_STATES ||
+				    w->ntable + (count + 1) * width >
+				    CG2_MAX_TABLE)
+					return CG2_ERR_TABLES;
+				memcpy(w->dstates[count++], next, sizeof(next));
+			}
+			tab[d * width + k] = t;
+		}
+		tab[d * width + k] = cg2_accepts(w->dstates[d], n);
+	}
+	cg2_mark_all(w, tab, count);
+	comp->first = w->ntable;
+	comp->len = count;
+	w->ntable += count * width;
+	return CG2_OK;
+}
+
+/*
+ * Compile the pattern, valid but for its price, into @w: its NFA, then the
+ * DFA of each glob component.  On CG2_ERR_TABLES, *@where is the component.
+ */
+static enum cg2_error cg2_build_work(const char *pat, size_t len,
+				     struct cg2_work *w, const char **where)
+{
+	struct cg2_builder b = { 0 };
+	enum cg2_error err;
+	unsigned int i;
+
+	cg2_build(&b, pat, len);
+	if (b.cost > CG2_MAX_STATES || b.ncomps > CG2_MAX_COMPS ||
+	    b.ntext > CG2_MAX_PATTERN_LEN)
+		return CG2_ERR_TOO_COMPLEX;	/* cg2_validate() said so */
+	b = (struct cg2_builder){ .comps = w->comps, .at = w->at,
+				  .states = w->states, .sets = w->sets,
+				  .text = w->text };
+	cg2_build(&b, pat, len);
+	w->ncomps = b.ncomps;
+	w->ntext = b.ntext;
+	w->cost = b.cost;
+	w->ntable = 0;
+	cg2_find_classes(w, b.nstates);
+	for (i = 0; i < w->ncomps; i++) {
+		if (w->comps[i].kind != CG2_GLOB)
+			continue;
+		err = cg2_make_dfa(w, &w->comps[i]);
+		if (err != CG2_OK) {
+			*where = pat + w->at[i];
+			return err;
+		}
+	}
+	return CG2_OK;
+}
+
+static size_t cg2_layout(const struct cg2_work *w)
+{
+	size_t size = sizeof(struct cg2_prog) +
+		      w->ncomps * sizeof(struct cg2_comp) +
+		      (w->ntable ? 256 + w->ntable : 0) + w->ntext;
+
+	return (size + 1) & ~(size_t)1;
+}
+
+/* Copy @n bytes to @out; returns what follows them. */
+static char *cg2_put(char *out, const void *from, size_t n)
+{
+	memcpy(out, from, n);
+	return out + n;
+}
+
+size_t cg2_compile(const char *pat, size_t len, struct cg2_prog *prog,
+		   size_t size, struct cg2_work *w)
+{
+	const char *where;
+	size_t need;
+	char *out;
+
+	if (cg2_build_work(pat, len, w, &where) != CG2_OK)
+		return 0;
+	need = cg2_layout(w);
+	if (need > size)
+		return need;
+	prog->size = need;
+	prog->ncomps = w->ncomps;
+	prog->nclasses = w->nclasses;
+	prog->ntable = w->ntable;
+	prog->ntext = w->ntext;
+	out = cg2_put((char *)(prog + 1), w->comps,
+		      w->ncomps * sizeof(struct cg2_comp));
+	if (w->ntable) {
+		out = cg2_put(out, w->classes, sizeof(w->classes));
+		out = cg2_put(out, w->table, w->ntable);
+	}
+	cg2_put(out, w->text, w->ntext);
+	return need;
+}
+
+unsigned int cg2_cost(const char *pat, size_t len, struct cg2_work *w)
+{
+	const char *where;
+	unsigned int tables;
+
+	if (cg2_build_work(pat, len, w, &where) != CG2_OK)
+		return CG2_MAX_STATES + 1;
+	tables = (w->ntable + CG2_TABLE_PER_STATE - 1) / CG2_TABLE_PER_STATE;
+	return w->cost > tables ? w->cost : tables;
+}
+
+size_t cg2_prog_size(const struct cg2_prog *prog)
+{
+	return prog->size;
+}
+
+enum cg2_error cg2_validate(const char *pat, size_t len, size_t max_len,
+			    size_t *offset, struct cg2_work *w)
+{
+	const char *where = pat;
+	enum cg2_error err;
+
+	if (max_len > CG2_MAX_PATTERN_LEN)
+		max_len = CG2_MAX_PATTERN_LEN;
+	if (len == 0) {
+		err = CG2_ERR_EMPTY;
+	} else if (len > max_len) {
+		where = pat + max_len;
+		err = CG2_ERR_TOO_LONG;
+	} else {
+		err = cg2_check_bytes(pat, len, &where);
+		if (err == CG2_OK)
+			err = cg2_check_components(pat, len, &where);
+		if (err == CG2_OK)
+			err = cg2_build_work(pat, len, w, &where);
+	}
+	if (offset)
+		*offset = where - pat;
+	return err;
+}
+
+/*
+ * Run the DFA of a glob component over @s: one table entry per byte, and
+ * none once the name can no longer change the verdict.
+ */
 static bool cg2_glob_match(const struct cg2_prog *prog,
 			   const struct cg2_comp *comp, const char *s,
 			   size_t len)
 {
-	const struct cg2_state *st = cg2_states(prog) + comp->first;
-	unsigned long long a[CG2_WORDS] = { 1 }, b[CG2_WORDS];
-	unsigned long long *cur = a, *next = b, *t;
-	unsigned int n = comp->len;
+	const unsigned char *classes = cg2_classes(prog);
+	const unsigned char *tab = cg2_table(prog) + comp->first;
+	unsigned int width = prog->nclasses + 1, q = 1;
 
-	cg2_closure(st, n, cur);
+	CG2_STEP(1);
 	for (size_t i = 0; i < len; i++) {
 		CG2_STEP(1);
-		if (!cg2_step(prog, st, n, cur, next, (unsigned char)s[i]))
-			return false;
-		t = cur;
-		cur = next;
-		next = t;
+		q = tab[(q - 1) * width + classes[(unsigned char)s[i]]];
+		if ((unsigned char)(q - 1) >= CG2_DFA_ALL - 1)
+			return q;
 	}
-	return cur[n / 64] >> (n % 64) & 1;
+	return tab[(q - 1) * width + width - 1];
 }
 
 static bool cg2_comp_match(const struct cg2_prog *prog,

@@ -30,6 +30,21 @@
 #define CG2_MAX_PATTERN_LEN	1023
 #define CG2_MAX_STATES		256
 
+/*
+ * A compiled pattern's tables cost one matcher state per
+ * CG2_TABLE_PER_STATE bytes: a pattern's price is the larger of its states
+ * and that, so the budgets above also bound the tables (8 KiB a pattern).
+ */
+#define CG2_TABLE_PER_STATE	32
+
+/*
+ * Work area of cg2_validate(), cg2_cost() and cg2_compile(): the caller
+ * provides CG2_WORK_SIZE bytes, 8-byte aligned (too large for a kernel
+ * stack; one per caller at a time).
+ */
+#define CG2_WORK_SIZE		(32 * 1024)
+struct cg2_work;
+
 enum cg2_error {
 	CG2_OK = 0,
 	CG2_ERR_EMPTY,		/* pattern is empty */
@@ -47,6 +62,7 @@ enum cg2_error {
 	CG2_ERR_ESCAPE,		/* "\" at the end of a component */
 	CG2_ERR_NUL,		/* NUL byte inside the given length */
 	CG2_ERR_CONTROL,	/* control byte: iptables-save cannot carry it */
+	CG2_ERR_TABLES,		/* its DFA tables would be too large */
 	CG2_ERR_MAX
 };
 
@@ -54,13 +70,14 @@ enum cg2_error {
 const char *cg2_strerror(enum cg2_error err);
 
 /*
- * Validate the @len bytes at @pat (no NUL needed; a NUL inside is an error).
- * @max_len is the longest pattern the caller accepts (at most
- * CG2_MAX_PATTERN_LEN: a larger value is taken as that).  On error, returns
- * the error and stores the byte offset it refers to in @offset (if set).
+ * Validate the @len bytes at @pat (no NUL needed; a NUL inside is an error),
+ * compiling it in @work to price it.  @max_len is the longest pattern the
+ * caller accepts (at most CG2_MAX_PATTERN_LEN: a larger value is taken as
+ * that).  On error, returns the error and stores the byte offset it refers
+ * to in @offset (if set).
  */
 enum cg2_error cg2_validate(const char *pat, size_t len, size_t max_len,
-			    size_t *offset);
+			    size_t *offset, struct cg2_work *work);
 
 /*
  * A cgroup path as a sequence of components, below the root the pattern is
@@ -75,25 +92,28 @@ struct cg2_path {
 
 /*
  * A pattern compiled once, in the control path, into the form the packet
- * path runs: components as literal names, "**" or small NFAs whose bracket
- * expressions are 256-bit sets.  Opaque; it contains no pointers, so it may
- * be copied, and needs 2-byte alignment (any allocator's memory will do).
+ * path runs: components as literal names, "**" or DFAs over byte classes
+ * (one table entry per byte of a name).  Opaque; it contains no pointers,
+ * so it may be copied, and needs 2-byte alignment (any allocator's memory
+ * will do).
  */
 struct cg2_prog;
 
 /*
  * Compile the valid pattern @pat (@len bytes) into @prog, which has room
- * for @size bytes.  Returns the size the compiled form needs: when that is
- * more than @size, nothing was written (call with size 0 to learn it).
+ * for @size bytes, using @work.  Returns the size the compiled form needs:
+ * when that is more than @size, nothing was written (call with size 0 to
+ * learn it); 0 when @pat is not valid.
  */
 size_t cg2_compile(const char *pat, size_t len, struct cg2_prog *prog,
-		   size_t size);
+		   size_t size, struct cg2_work *work);
 
 /*
- * Matcher states of the valid pattern @pat (@len bytes): the unit of its
- * cost, at most CG2_MAX_STATES (literal components cost none).
+ * Price of the valid pattern @pat (@len bytes), computed in @work: its
+ * matcher states or its table bytes / CG2_TABLE_PER_STATE, whichever is
+ * more; at most CG2_MAX_STATES (literal components cost nothing).
  */
-unsigned int cg2_cost(const char *pat, size_t len);
+unsigned int cg2_cost(const char *pat, size_t len, struct cg2_work *work);
 
 /* Bytes the compiled pattern takes (even: programs may be packed). */
 size_t cg2_prog_size(const struct cg2_prog *prog);

@@ -108,13 +108,21 @@ static const char *string_component(const void *ctx, unsigned int i,
 	return sp->name[i];
 }
 
+struct cg2_work *cg2_user_work(void)
+{
+	static unsigned long long work[CG2_WORK_SIZE / sizeof(long long)];
+
+	return (struct cg2_work *)work;
+}
+
 struct cg2_prog *cg2_prog_new(const char *pat)
 {
-	size_t len = strlen(pat), size = cg2_compile(pat, len, NULL, 0);
-	struct cg2_prog *prog = malloc(size);
+	size_t len = strlen(pat);
+	size_t size = cg2_compile(pat, len, NULL, 0, cg2_user_work());
+	struct cg2_prog *prog = size ? malloc(size) : NULL;
 
 	if (prog)
-		cg2_compile(pat, len, prog, size);
+		cg2_compile(pat, len, prog, size, cg2_user_work());
 	return prog;
 }
 

@@ -7,6 +7,13 @@
 #include <stddef.h>
 
 struct cg2_prog;
+struct cg2_work;
+
+/*
+ * The process's work area for cg2_validate(), cg2_cost() and cg2_compile()
+ * (static: one caller at a time, as in iptables and nft-cgroupd).
+ */
+struct cg2_work *cg2_user_work(void);
 
 /*
  * Call @fn with the mount point and mount root (both unescaped) of each
@@ -24,7 +31,10 @@ int cg2_for_each_mount(int (*fn)(const char *point, const char *root,
  */
 int cg2_find_mount(char *buf, size_t size);
 
-/* The valid pattern @pat compiled (cg2_compile) into memory to free(), or NULL. */
+/*
+ * The valid pattern @pat compiled (cg2_compile) into memory to free(), or
+ * NULL.
+ */
 struct cg2_prog *cg2_prog_new(const char *pat);
 
 /*

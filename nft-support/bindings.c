@@ -136,7 +136,8 @@ int binding_add(struct config *cfg, const char *text, const char *where,
 	if (target_parse(text, eq - text, &family, table, set, err, errlen))
 		return -1;
 	pat = eq + 1;
-	e = cg2_validate(pat, strlen(pat), NFTCG_PATTERN_MAX, &off);
+	e = cg2_validate(pat, strlen(pat), NFTCG_PATTERN_MAX, &off,
+			 cg2_user_work());
 	if (e != CG2_OK) {
 		snprintf(err, errlen, "pattern \"%s\" %s (at offset %zu)",
 			 pat, cg2_strerror(e), off);

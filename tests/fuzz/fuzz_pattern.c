@@ -181,7 +181,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t plen = sep ? (size_t)(sep - data) : size;
 	size_t slen = sep ? size - plen - 1 : 0;
 
-	if (cg2_validate((const char *)data, plen, 255, NULL) != CG2_OK)
+	if (cg2_validate((const char *)data, plen, 255, NULL,
+				  cg2_user_work()) != CG2_OK)
 		return 0;
 	memcpy(pat, data, plen);
 	pat[plen] = '\0';
@@ -229,7 +230,8 @@ int main(int argc, char **argv)
 		for (k = rnd(&seed, 5); k--; )
 			n += snprintf(in + n, sizeof(in) - n, "%s/",
 				      stok[rnd(&seed, sizeof(stok) / sizeof(*stok))]);
-		valid += cg2_validate(in, strchr(in, '\n') - in, 255, NULL) == CG2_OK;
+		valid += cg2_validate(in, strchr(in, '\n') - in, 255, NULL,
+					  cg2_user_work()) == CG2_OK;
 		LLVMFuzzerTestOneInput((const uint8_t *)in, n);
 	}
 	printf("PASS differential: %lu inputs, %lu valid patterns, seed %llu\n",

@@ -25,10 +25,11 @@ static int expect_patterns(const struct xt_cgroup2_info *info)
 		n = strnlen(p, end - p);
 		if (p + n == end)
 			return -EINVAL;		/* not NUL-terminated */
-		err = cg2_validate(p, n, CG2_MAX_PATTERN_LEN, NULL);
+		err = cg2_validate(p, n, CG2_MAX_PATTERN_LEN, NULL,
+				   cg2_user_work());
 		if (err != CG2_OK)
 			return err == CG2_ERR_TOO_LONG ? -ENAMETOOLONG : -EINVAL;
-		states += cg2_cost(p, n);
+		states += cg2_cost(p, n, cg2_user_work());
 		if (states > XT_CGROUP2_MAX_STATES)
 			return -EINVAL;
 		p += n + 1;
