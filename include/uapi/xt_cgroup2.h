@@ -20,9 +20,9 @@
 #define XT_CGROUP2_MAX_PATTERNS		64
 /*
  * The matcher states (the unit of a glob's cost, see cgroup2_pattern.c) of
- * all patterns of one rule together: this bounds the work of judging a
- * cgroup never seen before, done in the packet path.  Literal components
- * cost nothing.
+ * all patterns of one rule together: this bounds the memory of its
+ * compiled tables and the time to build them.  Literal components cost
+ * nothing.
  */
 #define XT_CGROUP2_MAX_STATES		512
 

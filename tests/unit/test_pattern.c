@@ -127,7 +127,7 @@ static const struct {
 	{ "{a/b}", CG2_ERR_SLASH_IN_BRACE, 0 },
 	{ "a\\", CG2_ERR_ESCAPE, 1 },
 	{ "a\\/b", CG2_ERR_ESCAPE, 1 },
-	/* 2^9 DFA states: the sets of "*a" and 8 "?" after it. */
+	/* 2^10 DFA states: where the "a" was among the last 10 bytes. */
 	{ "*a?????????", CG2_ERR_TABLES, 0 },
 	{ "x/**/*[ab]?????????", CG2_ERR_TABLES, 5 },
 };
