@@ -81,6 +81,8 @@ blob "257 matcher states in one pattern" "$EINVAL" "${X}pattern 1 \"\*a\*a.*\" n
 s200=$(printf '*a%.0s' $(seq 100))
 blob "603 matcher states in one rule" "$EINVAL" "${X}patterns 1 to 3 need 603 matcher states, more than 512$" \
 	--patterns "x/$s200" "y/$s200" "z/$s200"
+blob "a DFA of 256 rows" "$EINVAL" "${X}pattern 2 \"x/\*a\?{7}\" compiles to more than 254 matcher states in a component or 8 KiB of matcher tables .* \(byte 2\)$" \
+	--patterns a 'x/*a???????'
 blob "inner NUL, count 1" "$EINVAL" "${X}2 bytes follow the last of 1 patterns$" \
 	--pattern-bytes 61006200 --count 1
 blob "wrong data size" "$EINVAL" 'x_tables: ip_tables: cgroup2\.0 match: invalid size 8 \(kernel\) != \(user\) 2064$|invalid size 2064 \(kernel\) != \(user\) 8$' \
@@ -99,6 +101,7 @@ blob "valid: 2048 bytes" accepted "" --patterns "$(printf 'a%.0s' $(seq 1023))" 
 braces=$(printf '{a,a}%.0s' $(seq 8))
 blob "valid: braces, star and a 960-byte bracket" accepted "" \
 	--patterns "**/$braces*[$(printf 'a%.0s' $(seq 960))]b"
+blob "valid: a DFA of 128 rows" accepted "" --patterns 'x/*a??????'
 blob "valid: 512 matcher states in one rule" accepted "" \
 	--patterns "x/${stars:0:254}b" "y/${stars:0:254}b"
 blob "valid IPv6" accepted "" -6 --patterns 'x/**'
