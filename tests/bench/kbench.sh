@@ -22,6 +22,10 @@ A=$(name a a)
 WORST="**/$(stars '?')b **/$(stars a)c"
 # The least a glob that reads every byte of every name does (no "z" in them).
 READER='**/*z'
+# The DFA matcher's worst: globs that read each name to its end, tried at
+# every alignment after "**" (each pattern 252 states).
+deep() { printf '**'; printf '/*a%.0s' $(seq 84); printf '/%s' "$1"; }
+DEEP="$(deep b) $(deep c)"
 
 # sock_in CGROUP: open a UDP socket from this shell while it is in CGROUP;
 # its fd in $sfd.
@@ -122,10 +126,11 @@ run_depth() {
 		sock_in "$cg/${A:0:190}$i" || { fail "socket in fresh cgroup $i"; return; }
 		fds+=${fds:+,}$sfd
 	done
-	for c in literal reader worst; do
+	for c in literal reader worst deep; do
 		args=kb.slice/web.service
 		[[ $c == reader ]] && args=$READER
 		[[ $c == worst ]] && args=$WORST
+		[[ $c == deep ]] && args=$DEEP
 		# shellcheck disable=SC2086
 		bench cgroup2 0 1 "$ROUNDS" "$fds" $args ||
 			{ fail "kbench first_$c depth $d: $(cat /tmp/kb.err)"; continue; }
@@ -187,7 +192,7 @@ run_many
 x_intree() { echo "${rel[$1,$2]:-$(ratio "${ps[$1,$2]}" "${ps[intree_hit,$2]}")}"; }
 echo "CSV kbench,case,ns depth 2,ns depth 8,x in-tree hit depth 2,x in-tree hit depth 8"
 for c in intree_hit intree_miss literal_hit literal_miss literal_inverted \
-	glob_star glob_starstar patterns_64 first_literal first_reader first_worst; do
+	glob_star glob_starstar patterns_64 first_literal first_reader first_worst first_deep; do
 	[[ -n ${ps[$c,2]} && -n ${ps[$c,8]} && -n ${ps[intree_hit,2]} && -n ${ps[intree_hit,8]} ]] || continue
 	printf 'CSV kbench,%s,%s,%s,%s,%s\n' "$c" "$(ratio "${ps[$c,2]}" 1000)" "$(ratio "${ps[$c,8]}" 1000)" \
 		"$(x_intree "$c" 2)" "$(x_intree "$c" 8)"
@@ -209,6 +214,7 @@ for d in 2 8; do
 	echo "BENCH kbench depth $d: literal cached $(x_intree literal_hit "$d")x in-tree (goal <= 1.10x)," \
 		"glob * $(x_intree glob_star "$d")x, ** $(x_intree glob_starstar "$d")x (goal <= 1.25x)," \
 		"first judgement worst $(ratio "${ps[first_worst,$d]}" "${ps[first_literal,$d]}")x first literal (goal <= 3x)," \
-		"$(ratio "${ps[first_worst,$d]}" "${ps[first_reader,$d]}")x a glob that reads every name byte ($READER)"
+		"$(ratio "${ps[first_worst,$d]}" "${ps[first_reader,$d]}")x a glob that reads every name byte ($READER);" \
+		"many globs after ** $(ratio "${ps[first_deep,$d]}" "${ps[first_literal,$d]}")x first literal"
 done
 finish

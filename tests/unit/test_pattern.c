@@ -347,6 +347,10 @@ static void test_cost(void)
 	/* Many glob components, each against every path component. */
 	grow(pat, sizeof(pat), "**", "/*a*", "/b");
 	check_bound(pat, 64, 255, 'a');
+	/* The same with no early verdict: every name read to its end. */
+	grow(pat, sizeof(pat), "**", "/*a", "/b");
+	check_bound(pat, 8, 200, 'a');
+	check_bound(pat, 100, 200, 'a');
 	snprintf(what, sizeof(what), "%.0f steps per path byte at most",
 		 worst_ratio);
 	/* At most 128 glob components, each reading every name once. */
