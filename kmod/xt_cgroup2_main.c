@@ -267,7 +267,7 @@ static int cgroup2_mt_check(const struct xt_mtchk_param *par)
 		return -EINVAL;
 	}
 	/* Compiling a pattern needs more room than a kernel stack has. */
-	work = kvmalloc(CG2_WORK_SIZE, GFP_KERNEL);
+	work = kvzalloc(CG2_WORK_SIZE, GFP_KERNEL_ACCOUNT);
 	if (!work)
 		return -ENOMEM;
 	ret = cg2_check_patterns(info, work);

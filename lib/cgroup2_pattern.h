@@ -39,10 +39,12 @@
 
 /*
  * Work area of cg2_validate(), cg2_cost() and cg2_compile(): the caller
- * provides CG2_WORK_SIZE bytes, 8-byte aligned (too large for a kernel
- * stack; one per caller at a time).
+ * provides CG2_WORK_SIZE bytes, zeroed before first use and 8-byte aligned
+ * (too large for a kernel stack; one per caller at a time).  It keeps the
+ * last pattern compiled, so validating, pricing and compiling one pattern
+ * in a row compiles it once.
  */
-#define CG2_WORK_SIZE		(32 * 1024)
+#define CG2_WORK_SIZE		(40 * 1024)
 struct cg2_work;
 
 enum cg2_error {
