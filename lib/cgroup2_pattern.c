@@ -712,7 +712,7 @@ static unsigned int cg2_hash(const unsigned long long *set)
 
 /*
  * The row of the live-state set @set among the @count known, or @count
- * after adding it (the caller checks the limits first).
+ * when it is new (the caller checks the limits, then cg2_add_row()).
  */
 static unsigned int cg2_find_row(struct cg2_work *w,
 				 const unsigned long long *set,
