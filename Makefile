@@ -60,6 +60,7 @@ checkpatch:
 		kmod/xt_CGROUP2LOG.c kmod/xt_cgroup2_log.h include/uapi/xt_CGROUP2LOG.h \
 		kmod/xt_cgroup2_sock.c kmod/xt_cgroup2_sock.h \
 		kmod/xt_cgroup2_cache.c kmod/xt_cgroup2_cache.h \
+		kmod/xt_cgroup2_share.c kmod/xt_cgroup2_share.h \
 		lib/cgroup2_pattern.c lib/cgroup2_pattern.h include/uapi/xt_cgroup2.h \
 		tests/bench/kbench/xt_cg2bench.c
 

@@ -3,18 +3,20 @@
  * xt_cgroup2: match packets by the cgroup v2 path of their socket, with
  * path patterns that bind late and survive service restarts.
  *
- * A rule keeps its patterns as text plus the id and level of the cgroup
+ * A rule keeps its patterns, compiled, plus the id and level of the cgroup
  * namespace root it was inserted from; it holds no reference to any cgroup.
- * A socket's cgroup is judged by walking its ancestors' names once, and the
- * verdict (inversion applied) is cached per rule in a set-associative
- * table keyed by the cgroup's serial number (xt_cgroup2_cache.c).  Serial
- * numbers, like cgroup ids, are never reused, and cgroup v2 refuses
- * rename(2), so the path behind one, and with it a verdict, never goes
- * stale: nothing needs invalidating, and a cgroup created later, or again
- * after a restart, is a new number that misses the cache once.  The serial
- * number lives in struct cgroup itself (the id needs its kernfs node), so
- * the common path touches the socket's cgroup, the rule's private data and
- * one cache line: one hash, a few atomic loads, no lock.
+ * Rules that agree on all of that share it (xt_cgroup2_share.c).  A
+ * socket's cgroup is judged by walking its ancestors' names once, and the
+ * verdict (inversion applied) is cached with the shared rule in a
+ * set-associative table keyed by the cgroup's serial number
+ * (xt_cgroup2_cache.c).  Serial numbers, like cgroup ids, are never
+ * reused, and cgroup v2 refuses rename(2), so the path behind one, and with
+ * it a verdict, never goes stale: nothing needs invalidating, and a cgroup
+ * created later, or again after a restart, is a new number that misses the
+ * cache once.  The serial number lives in struct cgroup itself (the id
+ * needs its kernfs node), so the common path touches the socket's cgroup,
+ * the shared rule and one cache line: one hash, a few atomic loads, no
+ * lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 #include <linux/module.h>
@@ -35,13 +37,12 @@
 #include "xt_cgroup2_log.h"
 #include "xt_cgroup2_sock.h"
 #include "xt_cgroup2_cache.h"
+#include "xt_cgroup2_share.h"
 
+/* The compiled form of every xt rule with its key (xt_cgroup2_share.c). */
 struct cg2_rule {
-	u64		root_id;	/* cgroup namespace root of the inserter */
-	int		root_level;
-	bool		invert;
-	bool		defrag;		/* holds IPv6 defragmentation */
 	struct cg2_cache cache;		/* verdicts, inversion applied */
+	struct cg2_share share;		/* key: namespace root, inversion, ... */
 	unsigned int	count;		/* compiled patterns in @progs */
 	char		progs[] __aligned(8);	/* cg2_compile() output, packed */
 };
@@ -87,15 +88,16 @@ static const char *cg2_ancestor_name(const void *ctx, unsigned int i,
 
 static bool cg2_judge(const struct cg2_rule *rule, struct cgroup *cgrp)
 {
-	struct cg2_ancestry a = { cgrp, rule->root_level };
+	const struct cg2_key *key = &rule->share.key;
+	struct cg2_ancestry a = { cgrp, key->root_level };
 	struct cg2_path path = { cg2_ancestor_name, &a, 0 };
 	const char *prog = rule->progs;
 	unsigned int i;
 
 	/* No pattern matches outside the inserter's namespace ("!" then does). */
-	if (!cg2_cgroup_in_ns(cgrp, rule->root_id, rule->root_level))
+	if (!cg2_cgroup_in_ns(cgrp, key->root_id, key->root_level))
 		return false;
-	path.depth = cgrp->level - rule->root_level;
+	path.depth = cgrp->level - key->root_level;
 	for (i = 0; i < rule->count; i++) {
 		if (cg2_match_subtree((const struct cg2_prog *)prog, &path))
 			return true;
@@ -111,7 +113,7 @@ static noinline bool cg2_judge_miss(struct cg2_rule *rule,
 	bool verdict;
 
 	this_cpu_inc(cg2_judgements);
-	verdict = cg2_judge(rule, cgrp) ^ rule->invert;
+	verdict = cg2_judge(rule, cgrp) ^ rule->share.key.invert;
 	cg2_cache_put(&rule->cache, serial, verdict);
 	return verdict;
 }
@@ -182,15 +184,44 @@ static int cg2_check_pattern(const char *p, size_t n, unsigned int i,
 	return 0;
 }
 
-/* The blob comes from userspace: trust nothing in it. */
-static int cg2_check_patterns(const struct xt_cgroup2_info *info,
-			      struct cg2_work *work)
+/*
+ * The blob comes from userspace: trust nothing in it.  Its layout is
+ * checked here for every rule, cheaply; the patterns themselves only when
+ * no shared rule has the same bytes yet (cg2_check_patterns()).
+ */
+static int cg2_check_layout(const struct xt_cgroup2_info *info)
 {
 	const char *p = info->patterns, *end = info->patterns + info->len;
-	unsigned int i, states = 0;
+	unsigned int i;
 	size_t n;
-	int ret;
 
+	for (i = 0; i < info->count; i++, p += n + 1) {
+		n = strnlen(p, end - p);
+		if (p + n == end) {
+			pr_info_ratelimited("pattern %u is not NUL-terminated within %u bytes\n",
+					    i + 1, info->len);
+			return -EINVAL;
+		}
+	}
+	if (p != end) {
+		pr_info_ratelimited("%u bytes follow the last of %u patterns\n",
+				    (unsigned int)(end - p), info->count);
+		return -EINVAL;
+	}
+	if (memchr_inv(end, 0, XT_CGROUP2_PATTERNS_SIZE - info->len)) {
+		pr_info_ratelimited("unused pattern bytes are not zero\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int cg2_check_info(const struct xt_cgroup2_info *info)
+{
+	if (info->flags & ~XT_CGROUP2_FLAGS_MASK) {
+		pr_info_ratelimited("unknown flags 0x%x\n",
+				    info->flags & ~XT_CGROUP2_FLAGS_MASK);
+		return -EINVAL;
+	}
 	if (info->count == 0 || info->count > XT_CGROUP2_MAX_PATTERNS) {
 		pr_info_ratelimited("pattern count %u is not within 1..%u\n",
 				    info->count, XT_CGROUP2_MAX_PATTERNS);
@@ -201,26 +232,23 @@ static int cg2_check_patterns(const struct xt_cgroup2_info *info,
 				    info->len, XT_CGROUP2_PATTERNS_SIZE);
 		return -ENAMETOOLONG;
 	}
-	for (i = 0; i < info->count; i++) {
-		n = strnlen(p, end - p);
-		if (p + n == end) {
-			pr_info_ratelimited("pattern %u is not NUL-terminated within %u bytes\n",
-					    i + 1, info->len);
-			return -EINVAL;
-		}
+	return cg2_check_layout(info);
+}
+
+/* Each pattern of a well laid out blob is valid, and all fit the budget. */
+static int cg2_check_patterns(const struct xt_cgroup2_info *info,
+			      struct cg2_work *work)
+{
+	const char *p = info->patterns;
+	unsigned int i, states = 0;
+	size_t n;
+	int ret;
+
+	for (i = 0; i < info->count; i++, p += n + 1) {
+		n = strlen(p);
 		ret = cg2_check_pattern(p, n, i, &states, work);
 		if (ret)
 			return ret;
-		p += n + 1;
-	}
-	if (p != end) {
-		pr_info_ratelimited("%u bytes follow the last of %u patterns\n",
-				    (unsigned int)(end - p), info->count);
-		return -EINVAL;
-	}
-	if (memchr_inv(end, 0, XT_CGROUP2_PATTERNS_SIZE - info->len)) {
-		pr_info_ratelimited("unused pattern bytes are not zero\n");
-		return -EINVAL;
 	}
 	return 0;
 }
@@ -254,49 +282,111 @@ static struct cg2_rule *cg2_rule_compile(const struct xt_cgroup2_info *info,
 	return rule;
 }
 
-static int cgroup2_mt_check(const struct xt_mtchk_param *par)
+/* A rule of @key from @info's patterns, checked and compiled, unshared. */
+static struct cg2_rule *cg2_rule_new(const struct cg2_key *key,
+				     const struct xt_cgroup2_info *info)
 {
-	struct xt_cgroup2_info *info = par->matchinfo;
 	struct cg2_work *work;
 	struct cg2_rule *rule;
 	int ret;
 
-	if (info->flags & ~XT_CGROUP2_FLAGS_MASK) {
-		pr_info_ratelimited("unknown flags 0x%x\n",
-				    info->flags & ~XT_CGROUP2_FLAGS_MASK);
-		return -EINVAL;
-	}
 	/* Compiling a pattern needs more room than a kernel stack has. */
 	work = kvzalloc(CG2_WORK_SIZE, GFP_KERNEL_ACCOUNT);
 	if (!work)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	ret = cg2_check_patterns(info, work);
 	rule = ret ? NULL : cg2_rule_compile(info, work);
 	kvfree(work);
 	if (ret)
-		return ret;
+		return ERR_PTR(ret);
 	if (!rule)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
+	ret = cg2_cache_init(&rule->cache);
+	if (ret)
+		goto err_rule;
+	ret = cg2_share_init(&rule->share, key);
+	if (ret)
+		goto err_cache;
+	return rule;
+err_cache:
+	cg2_cache_destroy(&rule->cache);
+err_rule:
+	kfree(rule);
+	return ERR_PTR(ret);
+}
+
+static void cg2_rule_free(struct cg2_rule *rule)
+{
+	cg2_share_free(&rule->share);
+	cg2_cache_destroy(&rule->cache);
+	kfree(rule);
+}
+
+static struct cg2_rule *cg2_share_rule(struct cg2_share *share)
+{
+	return container_of(share, struct cg2_rule, share);
+}
+
+/* The shared rule of @key, made from @info if there is none yet. */
+static struct cg2_rule *cg2_rule_get(const struct cg2_key *key,
+				     const struct xt_cgroup2_info *info)
+{
+	struct cg2_share *share = cg2_share_get(key);
+	struct cg2_rule *rule;
+
+	if (share)
+		return cg2_share_rule(share);
+	rule = cg2_rule_new(key, info);
+	if (IS_ERR(rule))
+		return rule;
+	share = cg2_share_add(&rule->share);
+	if (share == &rule->share)
+		return rule;
+	/* Another CPU added the same rule meanwhile: use that one. */
+	cg2_rule_free(rule);
+	return cg2_share_rule(share);
+}
+
+static void cg2_rule_put(struct cg2_rule *rule)
+{
+	if (cg2_share_put(&rule->share))
+		cg2_rule_free(rule);
+}
+
+static int cgroup2_mt_check(const struct xt_mtchk_param *par)
+{
+	struct xt_cgroup2_info *info = par->matchinfo;
+	struct cg2_key key = {
+		.net		= par->net,
+		.invert		= info->flags & XT_CGROUP2_INVERT,
+		.defrag		= cg2_defrag_needed(par->family, par->hook_mask),
+		.count		= info->count,
+		.len		= info->len,
+		.patterns	= info->patterns,
+	};
+	struct cg2_rule *rule;
+	int ret;
+
+	ret = cg2_check_info(info);
+	if (ret)
+		return ret;
 	/*
 	 * Paths are relative to the inserter's cgroup namespace, as for
 	 * -m cgroup.  Keep the root's id, not a reference: a rule must not
 	 * pin cgroups.
 	 */
-	cg2_current_ns_root(&rule->root_id, &rule->root_level);
-	rule->invert = info->flags & XT_CGROUP2_INVERT;
-	ret = cg2_cache_init(&rule->cache);
-	if (ret) {
-		kfree(rule);
-		return ret;
-	}
+	cg2_current_ns_root(&key.root_id, &key.root_level);
+	rule = cg2_rule_get(&key, info);
+	if (IS_ERR(rule))
+		return PTR_ERR(rule);
 	/* Last: nothing may fail after it (destroy is not called then). */
-	ret = cg2_defrag_get(par->net, par->family, par->hook_mask);
-	if (ret < 0) {
-		cg2_cache_destroy(&rule->cache);
-		kfree(rule);
-		return ret;
+	if (key.defrag) {
+		ret = cg2_defrag_get(par->net, par->family, par->hook_mask);
+		if (ret < 0) {
+			cg2_rule_put(rule);
+			return ret;
+		}
 	}
-	rule->defrag = ret;
 	info->priv = rule;
 	return 0;
 }
@@ -306,10 +396,9 @@ static void cgroup2_mt_destroy(const struct xt_mtdtor_param *par)
 	const struct xt_cgroup2_info *info = par->matchinfo;
 	struct cg2_rule *rule = info->priv;
 
-	if (rule->defrag)
+	if (rule->share.key.defrag)
 		cg2_defrag_put(par->net);
-	cg2_cache_destroy(&rule->cache);
-	kfree(rule);
+	cg2_rule_put(rule);
 }
 
 static struct xt_match cgroup2_mt_reg __read_mostly = {

@@ -149,12 +149,17 @@ bool cg2_cgroup_in_ns(struct cgroup *cgrp, u64 root_id, int root_level)
  * reassembles before LOCAL_IN anyway.  An nft rule in a non-base chain has
  * no hook_mask yet: it may be reached from INPUT.
  */
+bool cg2_defrag_needed(u8 family, unsigned int hook_mask)
+{
+	return family == NFPROTO_IPV6 &&
+	       (!hook_mask || hook_mask & BIT(NF_INET_LOCAL_IN));
+}
+
 int cg2_defrag_get(struct net *net, u8 family, unsigned int hook_mask)
 {
 	int ret;
 
-	if (family != NFPROTO_IPV6 ||
-	    (hook_mask && !(hook_mask & BIT(NF_INET_LOCAL_IN))))
+	if (!cg2_defrag_needed(family, hook_mask))
 		return 0;
 	ret = nf_defrag_ipv6_enable(net);
 	return ret ? ret : 1;

@@ -64,6 +64,9 @@ void cg2_current_ns_root(u64 *id, int *level);
 /* Is @cgrp at or below the namespace root @root_id at @root_level? */
 bool cg2_cgroup_in_ns(struct cgroup *cgrp, u64 root_id, int root_level);
 
+/* Whether a rule of @family on @hook_mask needs cg2_defrag_get(). */
+bool cg2_defrag_needed(u8 family, unsigned int hook_mask);
+
 /*
  * IPv6 rules that INPUT may reach hold nf_defrag_ipv6 for @net: returns 1
  * when taken (release with cg2_defrag_put()), 0 when not needed, or an

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Rules whose verdicts are the same for every socket share one compiled
+ * rule, and with it one verdict cache: the same match repeated with other
+ * ports or targets, or a ruleset loaded again (iptables-restore, nft -f),
+ * whose new rules are checked while the old ones still exist.
+ */
+#ifndef _XT_CGROUP2_SHARE_H
+#define _XT_CGROUP2_SHARE_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <net/net_namespace.h>
+
+/* All that decides a rule's verdict, besides the socket's cgroup. */
+struct cg2_key {
+	const struct net *net;	/* tenants' rules stay apart */
+	u64		root_id;	/* cgroup namespace root of the inserter */
+	int		root_level;
+	bool		invert;
+	bool		defrag;		/* holds IPv6 defragmentation */
+	u16		count;		/* patterns, NUL-terminated, in @len bytes */
+	u16		len;
+	const char	*patterns;
+};
+
+/* One shared rule's place among them; embedded in it. */
+struct cg2_share {
+	struct hlist_node	node;
+	struct cg2_key		key;	/* @key.patterns is its own copy */
+	u32			hash;
+	unsigned int		refs;	/* rules using it */
+};
+
+int cg2_share_init(struct cg2_share *share, const struct cg2_key *key);
+struct cg2_share *cg2_share_get(const struct cg2_key *key);
+struct cg2_share *cg2_share_add(struct cg2_share *share);
+bool cg2_share_put(struct cg2_share *share);
+void cg2_share_free(struct cg2_share *share);
+
+#endif /* _XT_CGROUP2_SHARE_H */

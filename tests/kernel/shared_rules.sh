@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Rules whose verdicts are the same for every socket share one compiled
+# rule and one verdict cache (kmod/xt_cgroup2_share.c): the same patterns
+# under other ports cost one judgement per cgroup and one table, and a
+# ruleset loaded again (iptables-restore, legacy and nft) keeps its cached
+# verdicts.  What changes a verdict keeps rules apart: inversion, the
+# network namespace, the inserter's cgroup namespace, and IPv6 INPUT's
+# defragmentation.  Deleting one of two sharing rules leaves the other
+# working; deleting the last frees the table.
+. "$(dirname "$0")/../lib/vmtest.sh"
+need_module
+drop_unreach
+
+J=/sys/module/xt_cgroup2/parameters/judgements
+B=/sys/module/xt_cgroup2/parameters/cache_bytes
+T=1024 # bytes of a new rule's table
+[[ -r $J && -r $B ]] || { fail "no $J or $B"; finish; }
+mkcg srv.service other.service ns1/app app
+P=9170
+
+# judged CGROUP COUNT [PORT]: send COUNT datagrams from CGROUP; print the
+# judgements they cost.
+judged() {
+	local before=$(cat "$J")
+	sends "$1" 127.0.0.1 "${3:-$P}" "$2"
+	echo $(($(cat "$J") - before))
+}
+tables() { echo $(($(cat "$B") / T)); }
+r=(-p udp -d 127.0.0.1)
+
+expect "no rule, no table" 0 "$(tables)"
+iptables-legacy -w -A OUTPUT "${r[@]}" --dport $P -m cgroup2 --path srv.service \
+	-m comment --comment a &&
+	iptables-legacy -w -A OUTPUT "${r[@]}" -m cgroup2 --path srv.service \
+		-m comment --comment b || fail "two rules with the same pattern"
+expect "the same pattern twice: one table" 1 "$(tables)"
+expect "5 datagrams through both: one judgement" 1 "$(judged srv.service 5)"
+snap iptables-legacy OUTPUT
+expect "rule a counted 5" 5 "$(snapc a)"
+expect "rule b counted 5" 5 "$(snapc b)"
+expect "to another port: no judgement, rule b only" 0 "$(judged srv.service 3 $((P + 1)))"
+expect "rule b counted 8" 8 "$(counter iptables-legacy OUTPUT b)"
+
+iptables-legacy -w -A OUTPUT "${r[@]}" --dport $P -m cgroup2 ! --path srv.service \
+	-m comment --comment not || fail "the inverted rule"
+expect "inverted: a table of its own" 2 "$(tables)"
+expect "from other.service: one judgement per table" 2 "$(judged other.service 2)"
+snap iptables-legacy OUTPUT
+expect "rule a: other.service not counted" 5 "$(snapc a)"
+expect "inverted: other.service counted" 2 "$(snapc not)"
+
+expect "the inverted rule's first srv.service datagram: judged" 1 "$(judged srv.service 1)"
+
+# iptables-restore checks the new rules before it drops the old ones.
+iptables-legacy-save -c -t filter >/tmp/filter.rules &&
+	iptables-legacy-restore -c </tmp/filter.rules || fail "legacy: save, restore"
+expect "legacy restore: still two tables" 2 "$(tables)"
+expect "legacy restore: cached verdicts kept" 0 "$(judged srv.service 1)"
+expect "legacy restore: counted on" 7 "$(counter iptables-legacy OUTPUT a)"
+
+# A pattern of its own, so that no legacy rule keeps its table alive.
+iptables-nft -w -A OUTPUT "${r[@]}" --dport $P -m cgroup2 --path 'srv.*' \
+	-m comment --comment nft || fail "nft: srv.*"
+expect "iptables-nft: a table of its own" 3 "$(tables)"
+expect "nft: judged once" 1 "$(judged srv.service 1)"
+iptables-nft-save -t filter >/tmp/nft.rules && iptables-nft-restore </tmp/nft.rules ||
+	fail "nft: save, restore"
+expect "nft restore: still three tables" 3 "$(tables)"
+expect "nft restore: cached verdicts kept" 0 "$(judged srv.service 1)"
+expect "nft restore: counted" 1 "$(counter iptables-nft OUTPUT nft)"
+iptables-nft -w -F OUTPUT
+
+iptables-legacy -w -D OUTPUT "${r[@]}" --dport $P -m cgroup2 --path srv.service \
+	-m comment --comment a || fail "delete rule a"
+expect "rule a deleted: rule b goes on, cached" 0 "$(judged srv.service 1)"
+expect "rule a deleted: rule b counted" 13 "$(counter iptables-legacy OUTPUT b)"
+iptables-legacy -w -F OUTPUT
+expect "flushed: no table" 0 "$(tables)"
+
+# Network namespaces: the same rule in each has its own table.
+netns_add peer
+in_ns peer iptables-legacy -w -A OUTPUT "${r[@]}" -m cgroup2 --path srv.service \
+	-m comment --comment peer &&
+	iptables-legacy -w -A OUTPUT "${r[@]}" -m cgroup2 --path srv.service \
+		-m comment --comment host || fail "the same rule here and in peer"
+expect "two netns: two tables" 2 "$(tables)"
+expect "host: judged" 1 "$(judged srv.service 1)"
+in_ns peer iptables-legacy -w -t raw -A OUTPUT -p icmp -j DROP
+out=$(in_ns peer cg2net --cgroup srv.service send udp 127.0.0.1 $P --count 1 2>&1)
+expect "peer: sent" "sent 1" "$out"
+expect "peer: counted there" 1 "$(in_ns peer iptables-legacy -w -L OUTPUT -v -x -n |
+	awk '/peer/ { print $1 }')"
+iptables-legacy -w -F OUTPUT
+in_ns peer iptables-legacy -w -F OUTPUT
+expect "both flushed: no table" 0 "$(tables)"
+
+# Cgroup namespaces: "app" from inside /ns1 is /ns1/app, from here /app.
+# (iptables-nft: iptables-legacy would check the whole table again, the
+# rule from inside included, in the namespace of whoever adds a rule.)
+inside() {
+	bash -c 'echo $$ >"$1/ns1/cgroup.procs" || exit 99
+		 shift
+		 exec unshare -C "$@"' - "$CG" "$@"
+}
+inside iptables-nft -w -A OUTPUT "${r[@]}" -m cgroup2 --path app -m comment --comment inner &&
+	iptables-nft -w -A OUTPUT "${r[@]}" -m cgroup2 --path app -m comment --comment outer ||
+	fail "--path app from inside ns1 and from here"
+expect "two cgroup namespaces: two tables" 2 "$(tables)"
+sends app 127.0.0.1 $P 1
+sends ns1/app 127.0.0.1 $P 2
+sends app 127.0.0.1 $P 4
+sends ns1/app 127.0.0.1 $P 8
+snap iptables-nft OUTPUT 2>/dev/null
+expect "inside's app: /ns1/app only (2+8)" 10 "$(snapc inner)"
+expect "here's app: /app only (1+4)" 5 "$(snapc outer)"
+iptables-nft -w -F OUTPUT
+
+# IPv6 rules that INPUT may see hold defragmentation; others do not.
+ip6tables-legacy -w -A OUTPUT -m cgroup2 --path srv.service -m comment --comment out6 &&
+	ip6tables-legacy -w -A INPUT -m cgroup2 --path srv.service -m comment --comment in6 &&
+	iptables-legacy -w -A INPUT -m cgroup2 --path srv.service -m comment --comment in4 ||
+	fail "IPv6 OUTPUT and INPUT, IPv4 INPUT"
+expect "IPv6 INPUT apart from OUTPUT; IPv4 INPUT shares with IPv6 OUTPUT" 2 "$(tables)"
+ip6tables-legacy -w -F INPUT
+expect "IPv6 INPUT gone: its table freed" 1 "$(tables)"
+ip6tables-legacy -w -F OUTPUT
+iptables-legacy -w -F INPUT
+expect "all gone: no table" 0 "$(tables)"
+finish
