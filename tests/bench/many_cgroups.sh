@@ -3,7 +3,9 @@
 # 10,000), run in the VM by "make bench".  cgspray opens one UDP socket in
 # each cgroup and sends BENCH_PACKETS datagrams per round, taking the
 # sockets in turn, to a dummy device (cheap to sink).  R rules with the
-# literal -m cgroup2 --path many, which every sender matches, sit in a
+# literal -m cgroup2 --path many, which every sender matches, and a second
+# pattern of each rule's own, so that each keeps its own cache (identical
+# rules would share one: kmod/xt_cgroup2_share.c), sit in a
 # chain that OUTPUT jumps to in "on" rounds and not in "off" rounds; the
 # rules stay (iptables-nft), so their verdict caches stay warm.  After WARM
 # warm-up rounds, on and off take turns; each reports its median, and the
@@ -31,7 +33,7 @@ mkdir "$CG/many" && (cd "$CG/many" && mkdir $(seq -f 'c%.0f' 1 "${SIZES[-1]}")) 
 	echo '*filter'
 	echo ':cg2bench - [0:0]'
 	for ((i = 1; i <= R; i++)); do
-		echo "-A cg2bench -p udp -d $DST --dport $P -m cgroup2 --path many"
+		echo "-A cg2bench -p udp -d $DST --dport $P -m cgroup2 --path many --path unused$i"
 	done
 	echo COMMIT
 } | iptables-restore --noflush || { fail "the $R rules in chain cg2bench"; finish; }

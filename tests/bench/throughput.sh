@@ -3,9 +3,11 @@
 # "make bench": 0, 1, 10, 100 and 1,000 rules of each kind, every one
 # matching the sender (a process at depth 3) and none ending the chain, so
 # each packet meets them all.  Kinds: in-tree -m cgroup, ours literal, ours
-# glob (iptables-restore), nft "socket cgroupv2 level 3" with the path and
-# with a cgroupsv2 set that nft-cgroupd fills; and 100 patterns packed into
-# two -m cgroup2 rules.  Datagrams go to a dummy device, which drops them
+# glob (iptables-restore; identical rules share one compiled rule and
+# cache, as in-tree ones share their cgroup), ours "distinct" (the literal
+# plus a pattern of the rule's own, so that none share), nft "socket
+# cgroupv2 level 3" with the path and with a cgroupsv2 set that nft-cgroupd
+# fills; and 100 patterns packed into two -m cgroup2 rules.  Datagrams go to a dummy device, which drops them
 # for the price of a free.  Every configuration takes its turn in each of
 # ROUNDS rounds (tests/bench/lib.sh) and reports its median.
 . "$(dirname "$0")/../lib/vmtest.sh"
@@ -21,7 +23,7 @@ DST=10.98.1.2
 SENDER=tp.slice/app.slice/web.service
 KINDS=(none)
 for n in "${COUNTS[@]}"; do
-	for k in intree literal glob nft_literal nft_set; do KINDS+=("$k:$n"); done
+	for k in intree literal glob distinct nft_literal nft_set; do KINDS+=("$k:$n"); done
 done
 KINDS+=(packed:100)
 mkcg "$SENDER"
@@ -67,7 +69,10 @@ ruleset() {
 			packed_rules
 		else
 			m=$(xt_match "$1")
-			for ((i = 0; i < $2; i++)); do echo "-A OUTPUT -p udp -d $DST --dport $P $m"; done
+			for ((i = 0; i < $2; i++)); do
+				[[ $1 == distinct ]] && m="-m cgroup2 --path $SENDER --path tp.slice/unused$i"
+				echo "-A OUTPUT -p udp -d $DST --dport $P $m"
+			done
 		fi
 		echo COMMIT
 		;;
@@ -111,14 +116,15 @@ interleave load pps
 nft delete table inet tp 2>/dev/null
 
 x() { echo "$(($1 * 100 / $2 / 100)).$(printf '%02d' $(($1 * 100 / $2 % 100)))"; }
-echo "CSV throughput,rules,in-tree pps,cgroup2 literal pps,cgroup2 glob pps,nft literal pps,nft set pps"
-echo "CSV throughput,0,${med[none]},${med[none]},${med[none]},${med[none]},${med[none]}"
+echo "CSV throughput,rules,in-tree pps,cgroup2 literal pps,cgroup2 glob pps,cgroup2 distinct pps,nft literal pps,nft set pps"
+echo "CSV throughput,0,${med[none]},${med[none]},${med[none]},${med[none]},${med[none]},${med[none]}"
 for n in "${COUNTS[@]}"; do
-	echo "CSV throughput,$n,${med[intree:$n]},${med[literal:$n]},${med[glob:$n]},${med[nft_literal:$n]},${med[nft_set:$n]}"
+	echo "CSV throughput,$n,${med[intree:$n]},${med[literal:$n]},${med[glob:$n]},${med[distinct:$n]},${med[nft_literal:$n]},${med[nft_set:$n]}"
 done
 for kind in "${KINDS[@]}"; do
 	printf 'BENCH throughput %-16s median %6d datagrams/s (runs:%s)\n' "$kind" "${med[$kind]}" "${runs[$kind]}"
 done
 echo "BENCH throughput: 100 patterns in two cgroup2 rules $(x "${med[packed:100]}" "${med[intree:100]}")x the datagrams/s of 100 in-tree rules (goal >= 1.5x);" \
-	"1,000 rules: literal $(x "${med[literal:1000]}" "${med[intree:1000]}")x, glob $(x "${med[glob:1000]}" "${med[intree:1000]}")x in-tree"
+	"1,000 rules: literal $(x "${med[literal:1000]}" "${med[intree:1000]}")x, glob $(x "${med[glob:1000]}" "${med[intree:1000]}")x," \
+	"distinct $(x "${med[distinct:1000]}" "${med[intree:1000]}")x in-tree"
 finish
