@@ -113,7 +113,8 @@ static noinline bool cg2_judge_miss(struct cg2_rule *rule,
 	bool verdict;
 
 	this_cpu_inc(cg2_judgements);
-	verdict = cg2_judge(rule, cgrp) ^ rule->share.key.invert;
+	verdict = cg2_judge(rule, cgrp) ^
+		  !!(rule->share.key.flags & XT_CGROUP2_INVERT);
 	cg2_cache_put(&rule->cache, serial, verdict);
 	return verdict;
 }
@@ -185,36 +186,11 @@ static int cg2_check_pattern(const char *p, size_t n, unsigned int i,
 }
 
 /*
- * The blob comes from userspace: trust nothing in it.  Its layout is
- * checked here for every rule, cheaply; the patterns themselves only when
- * no shared rule has the same bytes yet (cg2_check_patterns()).
+ * The blob comes from userspace: trust nothing in it.  Its fields are
+ * checked for every rule, its patterns only when no shared rule has the
+ * same bytes yet (a rule that has them passed these checks), and its
+ * unused bytes last: errors keep the order the ABI gives them.
  */
-static int cg2_check_layout(const struct xt_cgroup2_info *info)
-{
-	const char *p = info->patterns, *end = info->patterns + info->len;
-	unsigned int i;
-	size_t n;
-
-	for (i = 0; i < info->count; i++, p += n + 1) {
-		n = strnlen(p, end - p);
-		if (p + n == end) {
-			pr_info_ratelimited("pattern %u is not NUL-terminated within %u bytes\n",
-					    i + 1, info->len);
-			return -EINVAL;
-		}
-	}
-	if (p != end) {
-		pr_info_ratelimited("%u bytes follow the last of %u patterns\n",
-				    (unsigned int)(end - p), info->count);
-		return -EINVAL;
-	}
-	if (memchr_inv(end, 0, XT_CGROUP2_PATTERNS_SIZE - info->len)) {
-		pr_info_ratelimited("unused pattern bytes are not zero\n");
-		return -EINVAL;
-	}
-	return 0;
-}
-
 static int cg2_check_info(const struct xt_cgroup2_info *info)
 {
 	if (info->flags & ~XT_CGROUP2_FLAGS_MASK) {
@@ -232,23 +208,44 @@ static int cg2_check_info(const struct xt_cgroup2_info *info)
 				    info->len, XT_CGROUP2_PATTERNS_SIZE);
 		return -ENAMETOOLONG;
 	}
-	return cg2_check_layout(info);
+	return 0;
 }
 
-/* Each pattern of a well laid out blob is valid, and all fit the budget. */
+/* The @info->count patterns fill @info->len bytes, each valid. */
 static int cg2_check_patterns(const struct xt_cgroup2_info *info,
 			      struct cg2_work *work)
 {
-	const char *p = info->patterns;
+	const char *p = info->patterns, *end = info->patterns + info->len;
 	unsigned int i, states = 0;
 	size_t n;
 	int ret;
 
-	for (i = 0; i < info->count; i++, p += n + 1) {
-		n = strlen(p);
+	for (i = 0; i < info->count; i++) {
+		n = strnlen(p, end - p);
+		if (p + n == end) {
+			pr_info_ratelimited("pattern %u is not NUL-terminated within %u bytes\n",
+					    i + 1, info->len);
+			return -EINVAL;
+		}
 		ret = cg2_check_pattern(p, n, i, &states, work);
 		if (ret)
 			return ret;
+		p += n + 1;
+	}
+	if (p != end) {
+		pr_info_ratelimited("%u bytes follow the last of %u patterns\n",
+				    (unsigned int)(end - p), info->count);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int cg2_check_unused(const struct xt_cgroup2_info *info)
+{
+	if (memchr_inv(info->patterns + info->len, 0,
+		       XT_CGROUP2_PATTERNS_SIZE - info->len)) {
+		pr_info_ratelimited("unused pattern bytes are not zero\n");
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -358,7 +355,7 @@ static int cgroup2_mt_check(const struct xt_mtchk_param *par)
 	struct xt_cgroup2_info *info = par->matchinfo;
 	struct cg2_key key = {
 		.net		= par->net,
-		.invert		= info->flags & XT_CGROUP2_INVERT,
+		.flags		= info->flags,
 		.defrag		= cg2_defrag_needed(par->family, par->hook_mask),
 		.count		= info->count,
 		.len		= info->len,
@@ -379,13 +376,13 @@ static int cgroup2_mt_check(const struct xt_mtchk_param *par)
 	rule = cg2_rule_get(&key, info);
 	if (IS_ERR(rule))
 		return PTR_ERR(rule);
+	ret = cg2_check_unused(info);
 	/* Last: nothing may fail after it (destroy is not called then). */
-	if (key.defrag) {
+	if (!ret && key.defrag)
 		ret = cg2_defrag_get(par->net, par->family, par->hook_mask);
-		if (ret < 0) {
-			cg2_rule_put(rule);
-			return ret;
-		}
+	if (ret < 0) {
+		cg2_rule_put(rule);
+		return ret;
 	}
 	info->priv = rule;
 	return 0;
@@ -419,6 +416,7 @@ static int __init cgroup2_mt_init(void)
 {
 	int ret;
 
+	cg2_shares_init();
 	ret = xt_register_match(&cgroup2_mt_reg);
 	if (ret)
 		return ret;

@@ -10,11 +10,17 @@
  * Keys are hashed with a random seed, so that a tenant loading rules cannot
  * pile them into one bucket; a lookup compares at most the whole key of
  * each rule in its bucket, and only once their hashes are equal.
+ *
+ * A key's netns is a pointer, compared and never followed.  nf_tables may
+ * destroy a dead netns's rules after a new netns took its address; a rule
+ * of the new one that meets them shares verdicts that are equal anyway
+ * (same patterns, inversion and cgroup namespace), and what it shares lives
+ * as long as any of its users.
  */
+#include <linux/bug.h>
 #include <linux/hashtable.h>
 #include <linux/jhash.h>
 #include <linux/mutex.h>
-#include <linux/once.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -26,14 +32,19 @@ static DEFINE_HASHTABLE(cg2_shares, CG2_SHARE_BITS);
 static DEFINE_MUTEX(cg2_shares_lock);
 static u32 cg2_share_seed __read_mostly;
 
+/* At module load, before any rule. */
+void cg2_shares_init(void)
+{
+	cg2_share_seed = get_random_u32();
+}
+
 static u32 cg2_key_hash(const struct cg2_key *key)
 {
 	u32 hash;
 
-	get_random_once(&cg2_share_seed, sizeof(cg2_share_seed));
 	hash = jhash(key->patterns, key->len, cg2_share_seed);
 	hash = jhash_3words(key->count | (u32)key->len << 16, key->root_level,
-			    key->invert | key->defrag << 1, hash);
+			    key->flags ^ (u32)key->defrag << 31, hash);
 	return jhash_3words(lower_32_bits(key->root_id),
 			    upper_32_bits(key->root_id),
 			    hash_ptr(key->net, 32), hash);
@@ -42,7 +53,7 @@ static u32 cg2_key_hash(const struct cg2_key *key)
 static bool cg2_key_equal(const struct cg2_key *a, const struct cg2_key *b)
 {
 	return a->net == b->net && a->root_id == b->root_id &&
-	       a->root_level == b->root_level && a->invert == b->invert &&
+	       a->root_level == b->root_level && a->flags == b->flags &&
 	       a->defrag == b->defrag && a->count == b->count &&
 	       a->len == b->len && !memcmp(a->patterns, b->patterns, a->len);
 }
@@ -119,6 +130,11 @@ bool cg2_share_put(struct cg2_share *share)
 	bool last;
 
 	mutex_lock(&cg2_shares_lock);
+	/* A frontend destroying a rule twice must not free it for others. */
+	if (WARN_ON_ONCE(!share->refs)) {
+		mutex_unlock(&cg2_shares_lock);
+		return false;
+	}
 	last = --share->refs == 0;
 	if (last)
 		hash_del(&share->node);

@@ -12,13 +12,18 @@
 #include <linux/list.h>
 #include <net/net_namespace.h>
 
-/* All that decides a rule's verdict, besides the socket's cgroup. */
+/*
+ * All that decides a rule's verdicts, besides the socket's cgroup, and what
+ * else keeps rules apart: their network namespace, so that tenants share
+ * nothing, and whether they hold IPv6 defragmentation, which each xt rule
+ * releases itself.
+ */
 struct cg2_key {
-	const struct net *net;	/* tenants' rules stay apart */
+	const struct net *net;	/* compared, never dereferenced */
 	u64		root_id;	/* cgroup namespace root of the inserter */
 	int		root_level;
-	bool		invert;
-	bool		defrag;		/* holds IPv6 defragmentation */
+	u32		flags;		/* XT_CGROUP2_*: inversion */
+	bool		defrag;
 	u16		count;		/* patterns, NUL-terminated, in @len bytes */
 	u16		len;
 	const char	*patterns;
@@ -32,6 +37,7 @@ struct cg2_share {
 	unsigned int		refs;	/* rules using it */
 };
 
+void cg2_shares_init(void);
 int cg2_share_init(struct cg2_share *share, const struct cg2_key *key);
 struct cg2_share *cg2_share_get(const struct cg2_key *key);
 struct cg2_share *cg2_share_add(struct cg2_share *share);

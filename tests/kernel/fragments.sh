@@ -7,8 +7,9 @@
 # The match keeps IPv6 defragmentation on while a rule may see INPUT, so
 # INPUT sees one 3000-byte datagram, not three fragments over a 1280-byte
 # MTU, judged by its listener in srv.service and by nothing else.  IPv4
-# reassembles before LOCAL_IN anyway.  Once the rules are gone, IPv6
-# defragmentation is released.
+# reassembles before LOCAL_IN anyway.  Two rules that share one compiled
+# rule each hold defragmentation: it stays while one is left, and once the
+# rules are gone, IPv6 defragmentation is released.
 . "$(dirname "$0")/../lib/vmtest.sh"
 need_module
 
@@ -34,6 +35,7 @@ for v in 4 6; do
 	r=(-p udp -s $p -d $a)
 	$ipt -w -A INPUT "${r[@]}" -m comment --comment all &&
 		$ipt -w -A INPUT "${r[@]}" -m cgroup2 --path srv.service -m comment --comment srv &&
+		$ipt -w -A INPUT "${r[@]}" -m cgroup2 --path srv.service -m comment --comment srv2 &&
 		$ipt -w -A INPUT "${r[@]}" -m cgroup2 --path other.service -m comment --comment other &&
 		$ipt -w -A INPUT "${r[@]}" -m cgroup2 ! --path srv.service -m comment --comment not-srv ||
 		fail "IPv$v: INPUT rules"
@@ -43,9 +45,21 @@ for v in 4 6; do
 	snap $ipt INPUT
 	expect "IPv$v: INPUT saw one reassembled datagram" 1 "$(snapc all)"
 	expect "IPv$v: --path srv.service matched it" 1 "$(snapc srv)"
+	expect "IPv$v: so did the rule sharing its patterns" 1 "$(snapc srv2)"
 	expect "IPv$v: --path other.service never matched" 0 "$(snapc other)"
 	expect "IPv$v: ! --path srv.service never matched" 0 "$(snapc not-srv)"
 done
+
+# Two rules sharing one compiled rule hold defragmentation each: with one
+# of them deleted, INPUT still sees the datagram whole.
+ip6tables-legacy -w -D INPUT -p udp -s fd00::2 -d fd00::1 -m cgroup2 --path srv.service \
+	-m comment --comment srv || fail "IPv6: delete rule srv"
+bg_listen srv6b --cgroup srv.service listen udp6 fd00::1 9900 --count 1 --timeout 8000
+big udp6 fd00::1
+expect "IPv6, rule srv deleted: the listener got it" "received 1" "$(bg_result srv6b)"
+snap ip6tables-legacy INPUT
+expect "IPv6, rule srv deleted: INPUT saw one more reassembled datagram" 2 "$(snapc all)"
+expect "IPv6, rule srv deleted: srv2 matched it" 2 "$(snapc srv2)"
 
 # Without cgroup2 rules IPv6 fragments reach INPUT one by one again.
 ip6tables-legacy -w -F INPUT &&

@@ -26,6 +26,16 @@ judged() {
 	echo $(($(cat "$J") - before))
 }
 tables() { echo $(($(cat "$B") / T)); }
+# tables_now N: the tables once they are N (nf_tables frees rules in a work
+# item), or after 5 s whatever they are.
+tables_now() {
+	local i
+	for ((i = 0; i < 50; i++)); do
+		[[ $(tables) == "$1" ]] && break
+		sleep 0.1
+	done
+	tables
+}
 r=(-p udp -d 127.0.0.1)
 
 expect "no rule, no table" 0 "$(tables)"
@@ -69,6 +79,7 @@ expect "nft restore: still three tables" 3 "$(tables)"
 expect "nft restore: cached verdicts kept" 0 "$(judged srv.service 1)"
 expect "nft restore: counted" 1 "$(counter iptables-nft OUTPUT nft)"
 iptables-nft -w -F OUTPUT
+expect "nft flushed: its table freed" 2 "$(tables_now 2)"
 
 iptables-legacy -w -D OUTPUT "${r[@]}" --dport $P -m cgroup2 --path srv.service \
 	-m comment --comment a || fail "delete rule a"
@@ -86,8 +97,10 @@ in_ns peer iptables-legacy -w -A OUTPUT "${r[@]}" -m cgroup2 --path srv.service 
 expect "two netns: two tables" 2 "$(tables)"
 expect "host: judged" 1 "$(judged srv.service 1)"
 in_ns peer iptables-legacy -w -t raw -A OUTPUT -p icmp -j DROP
+before=$(cat "$J")
 out=$(in_ns peer cg2net --cgroup srv.service send udp 127.0.0.1 $P --count 1 2>&1)
 expect "peer: sent" "sent 1" "$out"
+expect "peer: judged in its own table" 1 $(($(cat "$J") - before))
 expect "peer: counted there" 1 "$(in_ns peer iptables-legacy -w -L OUTPUT -v -x -n |
 	awk '/peer/ { print $1 }')"
 iptables-legacy -w -F OUTPUT
@@ -114,6 +127,7 @@ snap iptables-nft OUTPUT 2>/dev/null
 expect "inside's app: /ns1/app only (2+8)" 10 "$(snapc inner)"
 expect "here's app: /app only (1+4)" 5 "$(snapc outer)"
 iptables-nft -w -F OUTPUT
+expect "nft flushed: no table" 0 "$(tables_now 0)"
 
 # IPv6 rules that INPUT may see hold defragmentation; others do not.
 ip6tables-legacy -w -A OUTPUT -m cgroup2 --path srv.service -m comment --comment out6 &&
@@ -126,4 +140,49 @@ expect "IPv6 INPUT gone: its table freed" 1 "$(tables)"
 ip6tables-legacy -w -F OUTPUT
 iptables-legacy -w -F INPUT
 expect "all gone: no table" 0 "$(tables)"
+
+# A batch that fails is undone: its rules that shared a live rule leave it
+# with its table and verdicts, and its new ones are freed.  FORWARD is no
+# hook of this match.
+iptables-legacy -w -A OUTPUT "${r[@]}" --dport $P -m cgroup2 --path srv.service \
+	-m comment --comment live || fail "the live rule"
+expect "live rule: judged" 1 "$(judged srv.service 1)"
+for tool in legacy nft; do
+	printf '%s\n' '*filter' \
+		"-A OUTPUT -p udp -m cgroup2 --path srv.service" \
+		"-A OUTPUT -p udp -m cgroup2 --path never*" \
+		"-A FORWARD -m cgroup2 --path srv.service" COMMIT >/tmp/bad.rules
+	expect_fail "$tool: a restore with a FORWARD rule fails" iptables-$tool-restore --noflush /tmp/bad.rules
+	expect "$tool: undone, the live rule's table only" 1 "$(tables_now 1)"
+	expect "$tool: undone, the live rule's verdicts kept" 0 "$(judged srv.service 1)"
+done
+expect "live rule counted 3" 3 "$(counter iptables-legacy OUTPUT live)"
+
+# A rule sharing a live one's patterns still has its whole blob checked.
+expect "raw blob, live rule's bytes, garbage after len: refused" "rejected: Invalid argument" \
+	"$(xt_cgroup2_raw --patterns srv.service --trailing-garbage 2>&1 | tail -n 1)"
+expect "raw blob, live rule's bytes: accepted" accepted "$(xt_cgroup2_raw --patterns srv.service 2>&1 | tail -n 1)"
+expect "raw blob in place of the live rule: its table kept" 1 "$(tables)"
+expect "raw blob: the live rule's verdicts kept" 0 "$(judged srv.service 1)"
+iptables-legacy -w -F OUTPUT
+
+# Identical rules checked at once, from both frontends and families: a CPU
+# that compiles a rule another one has just shared uses that one.
+race() {
+	local i
+	for ((i = 0; i < 40; i++)); do
+		"$@" -w -A OUTPUT -m cgroup2 --path 'race/*' -m comment --comment race &&
+			"$@" -w -D OUTPUT -m cgroup2 --path 'race/*' -m comment --comment race ||
+			{ echo "$* failed at $i"; return 1; }
+	done
+}
+race iptables-legacy >/tmp/race.1 2>&1 &
+p1=$!
+race iptables-nft >/tmp/race.2 2>&1 &
+p2=$!
+race ip6tables-legacy >/tmp/race.3 2>&1
+r3=$?
+wait $p1 && wait $p2 && ((r3 == 0)) && pass "120 rules added and deleted at once from three frontends" ||
+	fail "racing frontends: $(cat /tmp/race.1 /tmp/race.2 /tmp/race.3)"
+expect "after the race: no table" 0 "$(tables_now 0)"
 finish
