@@ -373,6 +373,7 @@ static int cgroup2_mt_check(const struct xt_mtchk_param *par)
 	 * pin cgroups.
 	 */
 	cg2_current_ns_root(&key.root_id, &key.root_level);
+	key.hash = cg2_key_hash(&key);
 	rule = cg2_rule_get(&key, info);
 	if (IS_ERR(rule))
 		return PTR_ERR(rule);

@@ -38,7 +38,8 @@ void cg2_shares_init(void)
 	cg2_share_seed = get_random_u32();
 }
 
-static u32 cg2_key_hash(const struct cg2_key *key)
+/* Once per key, when all else in it is set. */
+u32 cg2_key_hash(const struct cg2_key *key)
 {
 	u32 hash;
 
@@ -52,7 +53,8 @@ static u32 cg2_key_hash(const struct cg2_key *key)
 
 static bool cg2_key_equal(const struct cg2_key *a, const struct cg2_key *b)
 {
-	return a->net == b->net && a->root_id == b->root_id &&
+	return a->hash == b->hash && a->net == b->net &&
+	       a->root_id == b->root_id &&
 	       a->root_level == b->root_level && a->flags == b->flags &&
 	       a->defrag == b->defrag && a->count == b->count &&
 	       a->len == b->len && !memcmp(a->patterns, b->patterns, a->len);
@@ -68,7 +70,6 @@ int cg2_share_init(struct cg2_share *share, const struct cg2_key *key)
 	INIT_HLIST_NODE(&share->node);
 	share->key = *key;
 	share->key.patterns = patterns;
-	share->hash = cg2_key_hash(key);
 	share->refs = 0;
 	return 0;
 }
@@ -79,13 +80,13 @@ void cg2_share_free(struct cg2_share *share)
 }
 
 /* Under cg2_shares_lock: the shared rule of @key, with one more user. */
-static struct cg2_share *cg2_share_find(const struct cg2_key *key, u32 hash)
+static struct cg2_share *cg2_share_find(const struct cg2_key *key)
 {
 	struct cg2_share *share;
 
 	lockdep_assert_held(&cg2_shares_lock);
-	hash_for_each_possible(cg2_shares, share, node, hash) {
-		if (share->hash == hash && cg2_key_equal(&share->key, key)) {
+	hash_for_each_possible(cg2_shares, share, node, key->hash) {
+		if (cg2_key_equal(&share->key, key)) {
 			share->refs++;
 			return share;
 		}
@@ -96,11 +97,10 @@ static struct cg2_share *cg2_share_find(const struct cg2_key *key, u32 hash)
 /* The rule already shared under @key, for one more user; NULL if none. */
 struct cg2_share *cg2_share_get(const struct cg2_key *key)
 {
-	u32 hash = cg2_key_hash(key);
 	struct cg2_share *share;
 
 	mutex_lock(&cg2_shares_lock);
-	share = cg2_share_find(key, hash);
+	share = cg2_share_find(key);
 	mutex_unlock(&cg2_shares_lock);
 	return share;
 }
@@ -115,10 +115,10 @@ struct cg2_share *cg2_share_add(struct cg2_share *share)
 	struct cg2_share *found;
 
 	mutex_lock(&cg2_shares_lock);
-	found = cg2_share_find(&share->key, share->hash);
+	found = cg2_share_find(&share->key);
 	if (!found) {
 		share->refs = 1;
-		hash_add(cg2_shares, &share->node, share->hash);
+		hash_add(cg2_shares, &share->node, share->key.hash);
 	}
 	mutex_unlock(&cg2_shares_lock);
 	return found ?: share;

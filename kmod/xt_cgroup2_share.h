@@ -27,17 +27,18 @@ struct cg2_key {
 	u16		count;		/* patterns, NUL-terminated, in @len bytes */
 	u16		len;
 	const char	*patterns;
+	u32		hash;		/* of the rest: cg2_key_hash() */
 };
 
 /* One shared rule's place among them; embedded in it. */
 struct cg2_share {
 	struct hlist_node	node;
 	struct cg2_key		key;	/* @key.patterns is its own copy */
-	u32			hash;
 	unsigned int		refs;	/* rules using it */
 };
 
 void cg2_shares_init(void);
+u32 cg2_key_hash(const struct cg2_key *key);
 int cg2_share_init(struct cg2_share *share, const struct cg2_key *key);
 struct cg2_share *cg2_share_get(const struct cg2_key *key);
 struct cg2_share *cg2_share_add(struct cg2_share *share);
