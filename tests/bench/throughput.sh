@@ -7,9 +7,10 @@
 # cache, as in-tree ones share their cgroup), ours "distinct" (the literal
 # plus a pattern of the rule's own, so that none share), nft "socket
 # cgroupv2 level 3" with the path and with a cgroupsv2 set that nft-cgroupd
-# fills; and 100 patterns packed into two -m cgroup2 rules.  Datagrams go to a dummy device, which drops them
-# for the price of a free.  Every configuration takes its turn in each of
-# ROUNDS rounds (tests/bench/lib.sh) and reports its median.
+# fills; and 100 patterns packed into two -m cgroup2 rules.  Datagrams go
+# to a dummy device, which drops them for the price of a free.  Every
+# configuration takes its turn in each of ROUNDS rounds (tests/bench/lib.sh)
+# and reports its median.
 . "$(dirname "$0")/../lib/vmtest.sh"
 . "$(dirname "$0")/lib.sh"
 need_module
@@ -30,12 +31,14 @@ mkcg "$SENDER"
 ip link add cg2tp type dummy && ip addr add 10.98.1.1/24 dev cg2tp &&
 	ip link set cg2tp up || { fail "dummy device"; finish; }
 
-# xt_match KIND: the match of one xt rule of KIND.
+# xt_match KIND I: the match of xt rule I (from 0) of KIND, in $m (no
+# subshell: it runs once per rule).
 xt_match() {
 	case $1 in
-	intree) echo "-m cgroup --path /$SENDER" ;;
-	literal) echo "-m cgroup2 --path $SENDER" ;;
-	glob) echo "-m cgroup2 --path tp.slice/*/web.service" ;;
+	intree) m="-m cgroup --path /$SENDER" ;;
+	literal) m="-m cgroup2 --path $SENDER" ;;
+	glob) m="-m cgroup2 --path tp.slice/*/web.service" ;;
+	distinct) m="-m cgroup2 --path $SENDER --path tp.slice/unused$2" ;;
 	esac
 }
 
@@ -68,9 +71,8 @@ ruleset() {
 		if [[ $1 == packed ]]; then
 			packed_rules
 		else
-			m=$(xt_match "$1")
 			for ((i = 0; i < $2; i++)); do
-				[[ $1 == distinct ]] && m="-m cgroup2 --path $SENDER --path tp.slice/unused$i"
+				xt_match "$1" "$i"
 				echo "-A OUTPUT -p udp -d $DST --dport $P $m"
 			done
 		fi
