@@ -251,9 +251,9 @@ static int cb_cmp_u64(const void *a, const void *b)
  * outside the timed part), so every call is the first judgement of that
  * cgroup by that rule.  An untimed pass of the inverted rule, whose key
  * and so whose cache are its own, reads the same memory first: every
- * round starts as warm, whatever building and destroying rules let run
- * (under TCG a context switch empties the emulated TLB, and refilling it
- * for 200 cgroups costs as much as judging them).
+ * round starts as warm, whatever building and destroying rules let run.
+ * Under TCG a round's cost depends on what ran just before it: a sleep
+ * between rounds made first judgements up to 2x dearer, for any module.
  */
 static int cb_fresh_round(const struct cb_job *job, u64 *ps,
 			  unsigned int *hits)
