@@ -15,26 +15,34 @@
  * construction, a DFA over byte classes: the packet path reads one table
  * entry per byte of a name, never backtracks and never tries brace
  * combinations.  Components are matched by the wildcard algorithm that
- * backtracks only to the last "**"; it tries each (pattern component, path
- * component) pair at most once, since every retry shifts the alignment of
- * that "**" segment forward.
+ * backtracks only to the last "**", and gives up on an alignment as soon as
+ * the path has fewer components left than the rest of the pattern needs
+ * (each component but "**" takes exactly one).
  *
- * Cost bound.  Let a pattern have C components, and a path D components
- * whose names hold L bytes.  Matching takes at most
+ * Cost bound.  Let a pattern have C components, N of them other than "**"
+ * and M after its last "**" (M = N without one), and a path D components
+ * whose names hold L bytes.  Each name is read at most
  *
- *	(2 * C + 1) * (L + D + 2)	steps:
+ *	R = min(N, D - M + 1) times (never when D < M):
  *
- * (C + 1) * (D + 2) turns of the component loop, and for each (pattern
- * component, path component) pair tried, 1 + m steps for a name of m bytes
- * (a literal compares only a name of its own length; a glob reads a table
- * entry per byte, and stops early once the verdict is settled).  A step is
- * a table entry read, a byte compared or a turn of the loop; host test
- * builds count them in cg2_steps, and tests/unit checks the bound on
- * generated worst cases.  Glob components cost at least two states of the
- * budget (CG2_MAX_STATES), so a pattern holds at most 128 of them, and
- * literal components are at most 1023 bytes in all: nothing multiplies
- * with the number of braces, stars or bracket members.  A rule's cost is
- * the sum over its patterns.  The matcher keeps no bitmaps on the stack.
+ * no (pattern component, name) pair is tried twice, and the alignments
+ * that read names start further right each time, none past D - M.
+ * Reading a name of m bytes costs 2 + m steps (a literal compares only a
+ * name of its own length; a glob reads a table entry per byte, and stops
+ * early once the verdict is settled), and the component loop turns at most
+ * 2 * C + D + 2 more times, so matching takes at most
+ *
+ *	R * (L + 2 * D) + 2 * C + D + 2	steps.
+ *
+ * The costliest pattern reads every name to its end with M near D / 2:
+ * about D / 2 alignments read D / 2 names each.  A step is a table entry
+ * read, a byte compared or a turn of the loop; host test builds count them
+ * in cg2_steps, and tests/unit checks the bound on generated worst cases.
+ * Glob components cost at least two states of the budget (CG2_MAX_STATES),
+ * so a pattern holds at most 128 of them, and literal components are at
+ * most 1023 bytes in all: nothing multiplies with the number of braces,
+ * stars or bracket members.  A rule's cost is the sum over its patterns.
+ * The matcher keeps no bitmaps on the stack.
  *
  * Compiling costs at most CG2_MAX_TABLE entries per pattern, each an NFA
  * step over at most CG2_MAX_STATES states and a hash lookup among the
@@ -241,6 +249,7 @@ struct cg2_comp {
 	unsigned char kind;
 	unsigned short first;	/* literal: offset in text; glob: first state */
 	unsigned short len;	/* literal: bytes; glob: states (accept excluded) */
+	unsigned short need;	/* path components this one and the rest take */
 };
 
 /*
@@ -805,6 +814,21 @@ static enum cg2_error cg2_make_dfa(struct cg2_work *w, struct cg2_comp *comp)
 }
 
 /*
+ * Each component but "**" takes exactly one path component: the matcher
+ * gives up on an alignment when the path has fewer left than the rest of
+ * the pattern needs.
+ */
+static void cg2_count_needs(struct cg2_work *w)
+{
+	unsigned int i = w->ncomps, need = 0;
+
+	while (i--) {
+		need += w->comps[i].kind != CG2_GLOBSTAR;
+		w->comps[i].need = need;
+	}
+}
+
+/*
  * Compile the pattern, valid but for its price, into @w: its NFA, then the
  * DFA of each glob component.  On CG2_ERR_TABLES, *@where is the component.
  */
@@ -824,6 +848,7 @@ static enum cg2_error cg2_compile_work(const char *pat, size_t len,
 				  .text = w->text };
 	cg2_build(&b, pat, len);
 	w->ncomps = b.ncomps;
+	cg2_count_needs(w);
 	w->ntext = b.ntext;
 	w->cost = b.cost;
 	w->ntable = 0;
@@ -982,6 +1007,12 @@ static bool cg2_comp_match(const struct cg2_prog *prog,
 					   name, len);
 }
 
+/* Path components the pattern needs from component @pi on. */
+static unsigned int cg2_need(const struct cg2_prog *prog, unsigned int pi)
+{
+	return pi < prog->ncomps ? cg2_comps(prog)[pi].need : 0;
+}
+
 static bool cg2_match(const struct cg2_prog *prog, const struct cg2_path *path,
 		      bool subtree)
 {
@@ -1004,7 +1035,8 @@ static bool cg2_match(const struct cg2_prog *prog, const struct cg2_path *path,
 			star_si = si;
 			continue;
 		}
-		if (si < path->depth) {
+		/* Too few names left for the rest: read none of them. */
+		if (si + comps[pi].need <= path->depth) {
 			name = path->component(path->ctx, si, &len);
 			if (cg2_comp_match(prog, &comps[pi], name, len)) {
 				pi++;
@@ -1013,7 +1045,8 @@ static bool cg2_match(const struct cg2_prog *prog, const struct cg2_path *path,
 			}
 		}
 backtrack:
-		if (!star || star_si >= path->depth)
+		/* Alignments only move right: none left once one is too far. */
+		if (!star || star_si + cg2_need(prog, star_pi) >= path->depth)
 			return false;
 		si = ++star_si;
 		pi = star_pi;

@@ -258,13 +258,45 @@ static void test_info(void)
  * refuses it), after no prefix, "**" or a literal, against the deepest and
  * longest paths (255-byte names that keep every star alive).
  */
-static unsigned int components(const char *pat)
-{
-	unsigned int c = 1;
+struct shape {
+	unsigned int comps;	/* C */
+	unsigned int names;	/* N: components other than "**" */
+	unsigned int after;	/* M: components after the last "**" */
+};
 
-	for (; *pat; pat++)
-		c += *pat == '/';
-	return c;
+/* The shape of a test pattern: no escaped '/', no leading '/'. */
+static struct shape shape_of(const char *pat)
+{
+	struct shape sh = { 0 };
+	const char *p = pat, *e;
+
+	for (; *p; p = *e ? e + 1 : e) {
+		e = p + strcspn(p, "/");
+		if (e == p)
+			continue;
+		sh.comps++;
+		if (e - p == 2 && !strncmp(p, "**", 2)) {
+			sh.after = 0;
+			continue;
+		}
+		sh.names++;
+		sh.after++;
+	}
+	return sh;
+}
+
+/* The bound stated at the top of cgroup2_pattern.c. */
+static unsigned long stated_bound(const char *pat, unsigned int depth,
+				  unsigned long bytes)
+{
+	struct shape sh = shape_of(pat);
+	unsigned long reads = 0;
+
+	if (depth + 1 > sh.after)
+		reads = depth + 1 - sh.after;
+	if (reads > sh.names)
+		reads = sh.names;
+	return reads * (bytes + 2 * depth) + 2 * sh.comps + depth + 2;
 }
 
 /* The longest "PREFIX UNIT UNIT ... SUFFIX" that is still valid. */
@@ -312,7 +344,7 @@ static void check_bound(const char *pat, unsigned int depth, size_t len,
 
 	cg2_steps = 0;
 	cg2_match_string(pat, path, true);
-	bound = (2 * components(pat) + 1) * bytes;
+	bound = stated_bound(pat, depth, depth * len);
 	per_byte = cg2_steps / bytes;
 	if ((double)cg2_steps / bytes > worst_ratio)
 		worst_ratio = (double)cg2_steps / bytes;
@@ -351,6 +383,19 @@ static void test_cost(void)
 	grow(pat, sizeof(pat), "**", "/*a", "/b");
 	check_bound(pat, 8, 200, 'a');
 	check_bound(pat, 100, 200, 'a');
+	/* Segments of every length after "**", alone and after another. */
+	for (unsigned int k = 1; k <= 12; k++) {
+		static const char *const heads[] = { "**", "**/*a/**", "*a/**" };
+
+		for (size_t h = 0; h < sizeof(heads) / sizeof(heads[0]); h++) {
+			snprintf(pat, sizeof(pat), "%s", heads[h]);
+			for (unsigned int i = 0; i < k; i++)
+				strcat(pat, "/*a");
+			strcat(pat, "/b");
+			for (unsigned int depth = 1; depth <= 16; depth++)
+				check_bound(pat, depth, 50, 'a');
+		}
+	}
 	snprintf(what, sizeof(what), "%.0f steps per path byte at most",
 		 worst_ratio);
 	/* At most 128 glob components, each reading every name once. */
