@@ -22,10 +22,29 @@ A=$(name a a)
 WORST="**/$(stars '?')b **/$(stars a)c"
 # The least a glob that reads every byte of every name does (no "z" in them).
 READER='**/*z'
-# The DFA matcher's worst: globs that read each name to its end, tried at
-# every alignment after "**" (each pattern 252 states).
+# The DFA matcher's worst pattern until the matcher gave up on alignments
+# that leave too few names for the rest: globs that read each name to its
+# end, tried at every alignment after "**" (each pattern 252 states).
 deep() { printf '**'; printf '/*a%.0s' $(seq 84); printf '/%s' "$1"; }
 DEEP="$(deep b) $(deep c)"
+# The costliest single pattern found for the fresh cgroups at each depth:
+# globs after "**" that read names to their ends, about half the depth of
+# them, so that about half the alignments read about half the names each.
+declare -A SINGLE=([2]='**/*z' [8]='**/*a/*a/*a/*z')
+# The costliest rule a search over "**/" + "*a/" x K + "*X" found for the
+# fresh cgroups at each depth (host step counter, rule budget: 512 states,
+# 64 patterns): as many patterns as fit, each reading names to their ends
+# at every alignment that leaves room for the rest.  X: no name ends in it.
+ENDS=({b..z} {A..Z} - _ @ + = '~' % '^' : . , '#' '&')
+wide() {
+	local k=$1 n=$2 i j
+	for ((i = 0; i < n; i++)); do
+		printf '**'
+		for ((j = 0; j < k; j++)); do printf '/*a'; done
+		printf '/*%s ' "${ENDS[i]}"
+	done
+}
+declare -A WIDE=([2]="$(wide 0 64)" [8]="$(wide 2 56)")
 
 # sock_in CGROUP: open a UDP socket from this shell while it is in CGROUP;
 # its fd in $sfd.
@@ -126,11 +145,13 @@ run_depth() {
 		sock_in "$cg/${A:0:190}$i" || { fail "socket in fresh cgroup $i"; return; }
 		fds+=${fds:+,}$sfd
 	done
-	for c in literal reader worst deep; do
+	for c in literal reader single worst deep wide; do
 		args=kb.slice/web.service
 		[[ $c == reader ]] && args=$READER
+		[[ $c == single ]] && args=${SINGLE[$d]}
 		[[ $c == worst ]] && args=$WORST
 		[[ $c == deep ]] && args=$DEEP
+		[[ $c == wide ]] && args=${WIDE[$d]}
 		# shellcheck disable=SC2086
 		bench cgroup2 0 1 "$ROUNDS" "$fds" $args ||
 			{ fail "kbench first_$c depth $d: $(cat /tmp/kb.err)"; continue; }
@@ -192,7 +213,7 @@ run_many
 x_intree() { echo "${rel[$1,$2]:-$(ratio "${ps[$1,$2]}" "${ps[intree_hit,$2]}")}"; }
 echo "CSV kbench,case,ns depth 2,ns depth 8,x in-tree hit depth 2,x in-tree hit depth 8"
 for c in intree_hit intree_miss literal_hit literal_miss literal_inverted \
-	glob_star glob_starstar patterns_64 first_literal first_reader first_worst first_deep; do
+	glob_star glob_starstar patterns_64 first_literal first_reader first_single first_worst first_deep first_wide; do
 	[[ -n ${ps[$c,2]} && -n ${ps[$c,8]} && -n ${ps[intree_hit,2]} && -n ${ps[intree_hit,8]} ]] || continue
 	printf 'CSV kbench,%s,%s,%s,%s,%s\n' "$c" "$(ratio "${ps[$c,2]}" 1000)" "$(ratio "${ps[$c,8]}" 1000)" \
 		"$(x_intree "$c" 2)" "$(x_intree "$c" 8)"
@@ -210,11 +231,13 @@ n=${MANY[-1]}
 	echo "BENCH kbench many: $n cgroups through one literal rule $(ratio "${mps[literal,$n]}" "${mps[literal,1]}")x the cost at 1 (goal <= 1.5x); in-tree $(ratio "${mps[intree,$n]}" "${mps[intree,1]}")x;" \
 		"floor (reaching the socket's cgroup) $(ratio "${mps[floor,$n]}" "${mps[floor,1]}")x"
 for d in 2 8; do
-	[[ -n ${ps[literal_hit,$d]} && -n ${ps[intree_hit,$d]} && -n ${ps[first_worst,$d]} ]] || continue
+	[[ -n ${ps[literal_hit,$d]} && -n ${ps[intree_hit,$d]} && -n ${ps[first_wide,$d]} ]] || continue
 	echo "BENCH kbench depth $d: literal cached $(x_intree literal_hit "$d")x in-tree (goal <= 1.10x)," \
 		"glob * $(x_intree glob_star "$d")x, ** $(x_intree glob_starstar "$d")x (goal <= 1.25x)," \
-		"first judgement worst $(ratio "${ps[first_worst,$d]}" "${ps[first_literal,$d]}")x first literal (goal <= 3x)," \
-		"$(ratio "${ps[first_worst,$d]}" "${ps[first_reader,$d]}")x a glob that reads every name byte ($READER);" \
+		"first judgement of the costliest rule $(ratio "${ps[first_wide,$d]}" "${ps[first_literal,$d]}")x first literal (goal <= 3x)," \
+		"$(ratio "${ps[first_wide,$d]}" "${ps[first_reader,$d]}")x a glob that reads every name byte ($READER);" \
+		"the costliest pattern ${SINGLE[$d]} $(ratio "${ps[first_single,$d]}" "${ps[first_literal,$d]}")x," \
+		"the NFA matcher's worst $(ratio "${ps[first_worst,$d]}" "${ps[first_literal,$d]}")x," \
 		"many globs after ** $(ratio "${ps[first_deep,$d]}" "${ps[first_literal,$d]}")x first literal"
 done
 finish
