@@ -69,10 +69,18 @@ static const struct kernel_param_ops cg2_judgements_ops = {
 module_param_cb(judgements, &cg2_judgements_ops, NULL, 0444);
 MODULE_PARM_DESC(judgements, "cgroups judged against a rule's patterns (verdict cache misses)");
 
+/*
+ * Names whose lengths a judgement remembers: a rule of many patterns, or
+ * one with "**", reads a name many times, and strlen() would scan it again
+ * each time.  cgroup names are 1 to NAME_MAX bytes; 0 means not yet known.
+ */
+#define CG2_NAME_LENS	32
+
 /* The ancestors of one cgroup below the namespace root, as a cg2_path. */
 struct cg2_ancestry {
 	struct cgroup	*cgrp;
 	int		root_level;
+	u8		*lens;		/* [CG2_NAME_LENS], the judge's stack */
 };
 
 static const char *cg2_ancestor_name(const void *ctx, unsigned int i,
@@ -82,14 +90,21 @@ static const char *cg2_ancestor_name(const void *ctx, unsigned int i,
 	const char *name;
 
 	name = cg2_cgroup_name(cgroup_ancestor(a->cgrp, a->root_level + 1 + i));
+	if (i < CG2_NAME_LENS && a->lens[i]) {
+		*len = a->lens[i];
+		return name;
+	}
 	*len = strlen(name);
+	if (i < CG2_NAME_LENS && *len <= U8_MAX)
+		a->lens[i] = *len;
 	return name;
 }
 
 static bool cg2_judge(const struct cg2_rule *rule, struct cgroup *cgrp)
 {
 	const struct cg2_key *key = &rule->share.key;
-	struct cg2_ancestry a = { cgrp, key->root_level };
+	u8 lens[CG2_NAME_LENS] = { 0 };
+	struct cg2_ancestry a = { cgrp, key->root_level, lens };
 	struct cg2_path path = { cg2_ancestor_name, &a, 0 };
 	const char *prog = rule->progs;
 	unsigned int i;
