@@ -16,35 +16,18 @@ set -f
 CALLS=${BENCH_CALLS:-1000000}
 ROUNDS=${BENCH_ROUNDS:-9}
 K=${BENCH_CGROUPS:-200}
-name() { printf "$1%.0s" $(seq 199); printf '%s' "$2"; }
-stars() { printf "*$1%.0s" $(seq 127); }
 A=$(name a a)
-WORST="**/$(stars '?')b **/$(stars a)c"
 # The least a glob that reads every byte of every name does (no "z" in them).
 READER='**/*z'
 # The DFA matcher's worst pattern until the matcher gave up on alignments
 # that leave too few names for the rest: globs that read each name to its
 # end, tried at every alignment after "**" (each pattern 252 states).
-deep() { printf '**'; printf '/*a%.0s' $(seq 84); printf '/%s' "$1"; }
-DEEP="$(deep b) $(deep c)"
+DEEP="**$(repeat '/*a' 84)/b **$(repeat '/*a' 84)/c"
 # The costliest single pattern found for the fresh cgroups at each depth:
 # globs after "**" that read names to their ends, about half the depth of
 # them, so that about half the alignments read about half the names each.
 declare -A SINGLE=([2]='**/*z' [8]='**/*a/*a/*a/*z')
-# The costliest rule a search over "**/" + "*a/" x K + "*X" found for the
-# fresh cgroups at each depth (host step counter, rule budget: 512 states,
-# 64 patterns): as many patterns as fit, each reading names to their ends
-# at every alignment that leaves room for the rest.  X: no name ends in it.
-ENDS=({b..z} {A..Z} - _ @ + = '~' % '^' : . , '#' '&')
-wide() {
-	local k=$1 n=$2 i j
-	for ((i = 0; i < n; i++)); do
-		printf '**'
-		for ((j = 0; j < k; j++)); do printf '/*a'; done
-		printf '/*%s ' "${ENDS[i]}"
-	done
-}
-declare -A WIDE=([2]="$(wide 0 64)" [8]="$(wide 2 56)")
+# The costliest rule found for each depth: WIDE (lib.sh).
 
 # sock_in CGROUP: open a UDP socket from this shell while it is in CGROUP;
 # its fd in $sfd.
@@ -149,7 +132,7 @@ run_depth() {
 		args=kb.slice/web.service
 		[[ $c == reader ]] && args=$READER
 		[[ $c == single ]] && args=${SINGLE[$d]}
-		[[ $c == worst ]] && args=$WORST
+		[[ $c == worst ]] && args=$NFA_WORST
 		[[ $c == deep ]] && args=$DEEP
 		[[ $c == wide ]] && args=${WIDE[$d]}
 		# shellcheck disable=SC2086

@@ -25,3 +25,33 @@ interleave() {
 		med[$kind]=$(median ${runs[$kind]})
 	done
 }
+
+# repeat TEXT N: TEXT N times (nothing for N = 0, unlike printf over seq).
+repeat() {
+	local i
+	for ((i = 0; i < $2; i++)); do printf '%s' "$1"; done
+}
+# name C END: a 200-byte cgroup name, as hostile users can make: 199 C, END.
+name() { repeat "$1" 199; printf '%s' "$2"; }
+# paths PATTERNS: the match options for a list of patterns (under set -f).
+paths() {
+	local p
+	for p in $1; do printf -- '--path %s ' "$p"; done
+}
+
+# The costliest accepted rule of the NFA matcher (globs of stars after "**").
+NFA_WORST="**/$(repeat '*?' 127)b **/$(repeat '*a' 127)c"
+# The costliest rule a search over "**/" + "*a/" x K + "*X" found for fresh
+# cgroups at each depth (host step counter, rule budget: 512 states, 64
+# patterns; the names: a short one, then 200-byte ones of "a", the last
+# ending in a digit): as many patterns as fit, each reading names to their
+# ends at every alignment that leaves room for the rest.  X: no name ends
+# in it.
+ENDS=({b..z} {A..Z} - _ @ + = '~' % '^' : . , '#' '&')
+wide() {
+	local k=$1 n=$2 i
+	for ((i = 0; i < n; i++)); do
+		printf '**%s/*%s ' "$(repeat '/*a' "$k")" "${ENDS[i]}"
+	done
+}
+declare -A WIDE=([2]="$(wide 0 64)" [3]="$(wide 0 64)" [8]="$(wide 2 56)")
