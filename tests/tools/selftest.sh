@@ -318,6 +318,27 @@ else
 	fail "veth setup" "cannot create a veth pair"
 fi
 
+# ---- cgspray fresh: make, join, send once, come back ----------------------
+# The in-tree match needs its cgroup to exist: the parent, all three below.
+mkdir "$mnt/$cg/fresh"
+$ipt -I OUTPUT 1 -p udp --dport 7020 -m cgroup --path "$cg/fresh"
+spray() { CGROUP2_MNT=$mnt "$bin/cgspray" 127.0.0.1 7020 fresh; }
+printf '%s\n' "$mnt/$cg/fresh/f1" "$mnt/$cg/fresh/f2" "$mnt/$cg/fresh/f3" >"$work/fresh"
+expect_match "cgspray fresh: three cgroups made and judged" \
+	'^3 fresh cgroups, [0-9]+ ns/cgroup$' spray <"$work/fresh"
+c=$(counter $ipt OUTPUT)
+[ "$c" = 3 ] && pass "cgspray fresh: one datagram from inside each" ||
+	fail "cgspray fresh: one datagram from inside each" "counter $c"
+rmdir "$mnt/$cg/fresh/f1" "$mnt/$cg/fresh/f2" "$mnt/$cg/fresh/f3" &&
+	pass "cgspray fresh: left its cgroups empty" ||
+	fail "cgspray fresh: left its cgroups empty" "rmdir failed"
+expect_match "cgspray fresh: a cgroup that exists is an error" \
+	'^cgspray: cannot make and join .*/fresh: File exists$' \
+	spray <<<"$mnt/$cg/fresh"
+expect "cgspray fresh: no cgroups is an error" 1 "" spray </dev/null
+rmdir "$mnt/$cg/fresh"
+$ipt -D OUTPUT 1
+
 # ---- xt_cgroup2_raw: cgroup2 blob construction (no kernel) ----------------
 expect "raw --dump packs patterns" 0 \
 	"$(printf '00000000''0200''0500''6100626300'; printf '0%.0s' $(seq 4102))" \
