@@ -70,9 +70,11 @@ module_param_cb(judgements, &cg2_judgements_ops, NULL, 0444);
 MODULE_PARM_DESC(judgements, "cgroups judged against a rule's patterns (verdict cache misses)");
 
 /*
- * Names whose lengths a judgement remembers: a rule of many patterns, or
- * one with "**", reads a name many times, and strlen() would scan it again
- * each time.  cgroup names are 1 to NAME_MAX bytes; 0 means not yet known.
+ * Names whose lengths a judgement remembers, from the top of the path: a
+ * rule of many patterns, or one with "**", reads a name many times, and
+ * strlen() would scan it again each time.  cgroup names are 1 to NAME_MAX
+ * bytes; 0 means not yet known.  A remembered length stays true because
+ * cgroup v2 refuses rename(2): a name never changes under a judgement.
  */
 #define CG2_NAME_LENS	32
 
