@@ -18,7 +18,7 @@
  * CGSPRAY_BEFORE runs once, with CGSPRAY_FDS=FIRST-LAST naming them (for
  * the in-kernel benchmark, which takes a writer's sockets by number).
  *
- * With FRESH in place of COUNT ROUNDS, each directory read is created,
+ * With "fresh" in place of COUNT ROUNDS, each directory read is created,
  * joined, and one datagram sent from a socket opened there and closed:
  * what a user who makes cgroups to be judged does, without a fork in the
  * way.  The whole loop is timed:
@@ -196,6 +196,16 @@ static int fresh_cgroups(const struct sockaddr_in *to, const char *home)
 	return 0;
 }
 
+/* A whole decimal number in @s, or -1: "fresh 3" is no COUNT of 0. */
+static int number(const char *s, long *n)
+{
+	char *end;
+
+	errno = 0;
+	*n = strtol(s, &end, 10);
+	return (end == s || *end || errno) ? -1 : 0;
+}
+
 static int cmp_ll(const void *a, const void *b)
 {
 	long long x = *(const long long *)a, y = *(const long long *)b;
@@ -224,10 +234,9 @@ int main(int argc, char **argv)
 		return die("/proc/self/cgroup");
 	if (fresh)
 		return fresh_cgroups(&to, home);
-	count = atol(argv[3]);
-	rounds = atol(argv[4]);
-	if (count < 0 || rounds < 1 || rounds > MAX_ROUNDS) {
-		fprintf(stderr, "cgspray: COUNT >= 0, ROUNDS in 1..%d\n",
+	if (number(argv[3], &count) || number(argv[4], &rounds) ||
+	    count < 0 || rounds < 1 || rounds > MAX_ROUNDS) {
+		fprintf(stderr, "cgspray: COUNT a number >= 0, ROUNDS 1..%d\n",
 			MAX_ROUNDS);
 		return 64;
 	}

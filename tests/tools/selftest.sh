@@ -30,7 +30,8 @@ if [ -z "${CG2_SELFTEST_NS:-}" ]; then
 	if command -v make >/dev/null; then
 		make -s -C "$here" >/dev/null || { echo "FAIL build"; exit 1; }
 	fi
-	[ -x "$cg2net" ] && [ -x "$raw" ] || skip "tools not built in $bin"
+	[ -x "$cg2net" ] && [ -x "$raw" ] && [ -x "$bin/cgspray" ] ||
+		skip "tools not built in $bin"
 	CG2_SELFTEST_NS=1 exec unshare --net --mount --propagation private \
 		/bin/bash "$0" "$@"
 fi
@@ -51,6 +52,7 @@ cleanup() {
 		wait "$p" 2>/dev/null
 	done
 	if mountpoint -q "$mnt"; then
+		rmdir "$mnt/$cg"/fresh/f* "$mnt/$cg/fresh" 2>/dev/null
 		rmdir "$mnt/$cg/allowed" "$mnt/$cg/denied" "$mnt/$cg" 2>/dev/null
 		umount "$mnt"
 	fi
@@ -330,12 +332,13 @@ c=$(counter $ipt OUTPUT)
 [ "$c" = 3 ] && pass "cgspray fresh: one datagram from inside each" ||
 	fail "cgspray fresh: one datagram from inside each" "counter $c"
 rmdir "$mnt/$cg/fresh/f1" "$mnt/$cg/fresh/f2" "$mnt/$cg/fresh/f3" &&
-	pass "cgspray fresh: left its cgroups empty" ||
-	fail "cgspray fresh: left its cgroups empty" "rmdir failed"
+	pass "cgspray fresh: made its three cgroups" ||
+	fail "cgspray fresh: made its three cgroups" "rmdir failed"
 expect_match "cgspray fresh: a cgroup that exists is an error" \
 	'^cgspray: cannot make and join .*/fresh: File exists$' \
 	spray <<<"$mnt/$cg/fresh"
 expect "cgspray fresh: no cgroups is an error" 1 "" spray </dev/null
+expect "cgspray: \"fresh\" is no COUNT" 64 "" "$bin/cgspray" 127.0.0.1 7020 fresh 3 </dev/null
 rmdir "$mnt/$cg/fresh"
 $ipt -D OUTPUT 1
 
