@@ -4,7 +4,8 @@
 # "make bench".  What a user who makes cgroups only to have them judged
 # does, as fast as one process can ("cgspray fresh", no fork): make a
 # cgroup, join it, send one datagram from a new socket.  The cgroups are
-# at depths 3 and 8: a short name, then 200-byte ones.  Each round makes N
+# at depths 3 and 8: a short name, 200-byte ones, and the new cgroup's own
+# of 191 to 193 bytes.  Each round makes N
 # of them under each kind of rule, kinds taking turns; the making and
 # joining is in every kind, so the ratio is what judging adds to the
 # cheapest way to have a cgroup judged.
@@ -35,8 +36,9 @@ us_per_cgroup() {
 	local parent=fp$D$1$2 i out
 	for ((i = 2; i < D; i++)); do parent+="/$A"; done
 	mkcg "$parent"
-	out=$(for ((i = 0; i < N; i++)); do echo "$CG/$parent/${A:0:190}$i"; done |
-		cgspray 127.0.0.1 $P fresh) || return 1
+	# The list first: cgspray's clock runs while it reads.
+	for ((i = 0; i < N; i++)); do echo "$CG/$parent/${A:0:190}$i"; done >/tmp/fp.dirs
+	out=$(cgspray 127.0.0.1 $P fresh </tmp/fp.dirs) || return 1
 	[[ $out =~ ^$N\ fresh\ cgroups,\ ([0-9]+)\ ns/cgroup$ ]] || return 1
 	# Every datagram reached the rule, and no fresh cgroup matched it.
 	[[ $(iptables -nvxL OUTPUT | awk 'NR > 2 { printf "%s ", $1 }') == "$N 0 " ]] || return 1
@@ -44,13 +46,14 @@ us_per_cgroup() {
 }
 
 load_rule() {
-	iptables -F OUTPUT
-	iptables -A OUTPUT -p udp --dport $P
+	iptables -F OUTPUT &&
+	iptables -A OUTPUT -p udp --dport $P &&
 	# shellcheck disable=SC2086
 	iptables -A OUTPUT -p udp --dport $P -m cgroup2 ${rule[$1]}
 }
 
 for D in "${DEPTHS[@]}"; do
+	[[ -v WIDE[$D] ]] || { fail "no costliest rule known for depth $D (lib.sh WIDE)"; continue; }
 	rule[costliest]=$(paths "${WIDE[$D]}")
 	runs=() med=()
 	interleave load_rule us_per_cgroup
