@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Deep paths of long names.  A judgement remembers the lengths of the first
-# 32 names it reads, for all the rule's patterns, and measures deeper names
-# each time (cg2_ancestor_name in kmod/xt_cgroup2_main.c): every verdict
+# Deep paths of long names.  A judgement remembers the lengths of the top
+# 32 names below the namespace root, for all the rule's patterns, and
+# measures deeper names each time (cg2_ancestor_name in kmod/xt_cgroup2_main.c): every verdict
 # must be as if each name were measured afresh.  The path is 40 levels of
 # names of 216 to 255 bytes (NAME_MAX), about 9.4 KB, past PATH_MAX, so
 # the cgroups are made and joined one directory at a time.
@@ -69,6 +69,8 @@ f=$(mktemp)
 	# uses what it remembered.
 	rule second_of_two "**/nothing" "**/$(path 20 21)"
 	rule second_short "**/nothing" "**/$(n 20)/$(long 21)"
+	# Globs that read remembered names to their ends.
+	rule second_globs "**/nothing" "**/*20/*1"
 	rule stars_40 "$(printf '*%.0s/' $(seq 39))*"
 	rule stars_41 "$(printf '*%.0s/' $(seq 40))*"
 	# A sibling whose first name is a byte shorter: judged after the
@@ -95,6 +97,7 @@ expect "**/n31/*/n33, across the remembered names: the leaf" 1 "$(snapc across)"
 expect "n33 a byte short: nothing" 0 "$(snapc across_short)"
 expect "the second pattern, after one that read every name: both (2+1)" 3 "$(snapc second_of_two)"
 expect "the second pattern, n21 a byte long: nothing" 0 "$(snapc second_short)"
+expect "the second pattern, **/*20/*1: both (2+1)" 3 "$(snapc second_globs)"
 expect "40 stars: the leaf" 1 "$(snapc stars_40)"
 expect "41 stars: nothing" 0 "$(snapc stars_41)"
 expect "n0/n1: depth 32 and the leaf, not the sibling (2+1)" 3 "$(snapc main_top)"
