@@ -85,16 +85,24 @@ static int own_cgroup(char *buf, size_t size)
 	return found;
 }
 
+/* The next cgroup directory on stdin, one a line (blank lines skipped). */
+static bool next_dir(char *dir, int size)
+{
+	while (fgets(dir, size, stdin)) {
+		dir[strcspn(dir, "\n")] = 0;
+		if (dir[0])
+			return true;
+	}
+	return false;
+}
+
 /* One connected UDP socket per cgroup read from stdin; their count. */
 static long open_sockets(int **fds, const struct sockaddr_in *to, int flags)
 {
 	char dir[4096];
 	long n = 0, cap = 0;
 
-	while (fgets(dir, sizeof(dir), stdin)) {
-		dir[strcspn(dir, "\n")] = 0;
-		if (!dir[0])
-			continue;
+	while (next_dir(dir, sizeof(dir))) {
 		if (n == cap) {
 			cap = cap ? 2 * cap : 1024;
 			*fds = realloc(*fds, cap * sizeof(**fds));
@@ -174,10 +182,7 @@ static int fresh_cgroups(const struct sockaddr_in *to, const char *home)
 	long n = 0;
 	int fd;
 
-	while (fgets(dir, sizeof(dir), stdin)) {
-		dir[strcspn(dir, "\n")] = 0;
-		if (!dir[0])
-			continue;
+	while (next_dir(dir, sizeof(dir))) {
 		if (mkdir(dir, 0755) || join(dir))
 			return fprintf(stderr, "cgspray: cannot make and join %s: %s\n",
 				       dir, strerror(errno)), 1;
