@@ -5,10 +5,10 @@
 # does, as fast as one process can ("cgspray fresh", no fork): make a
 # cgroup, join it, send one datagram from a new socket.  The cgroups are
 # at depths 3 and 8: a short name, 200-byte ones, and the new cgroup's own
-# of 191 to 193 bytes.  Each round makes N
-# of them under each kind of rule, kinds taking turns; the making and
-# joining is in every kind, so the ratio is what judging adds to the
-# cheapest way to have a cgroup judged.
+# of 191 to 193 bytes.  Each round makes N of them under each kind of
+# rule, kinds taking turns; the making and joining is in every kind, so
+# the ratio is what judging adds to the cheapest way to have a cgroup
+# judged.
 . "$(dirname "$0")/../lib/vmtest.sh"
 . "$(dirname "$0")/lib.sh"
 need_module

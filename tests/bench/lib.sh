@@ -49,10 +49,9 @@ NFA_WORST="**/$(repeat '*?' 127)b **/$(repeat '*a' 127)c"
 # name ends in it.  Depth 3's is depth 2's.
 ENDS=({b..z} {A..Z} - _ @ + = '~' % '^' : . , '#' '&')
 wide() {
-	local k=$1 n=$2 i
-	for ((i = 0; i < n; i++)); do
-		printf '**%s/*%s ' "$(repeat '/*a' "$k")" "${ENDS[i]}"
-	done
+	local n=$2 i globs
+	globs=$(repeat '/*a' "$1")
+	for ((i = 0; i < n; i++)); do printf '**%s/*%s ' "$globs" "${ENDS[i]}"; done
 }
 declare -A WIDE=([2]="$(wide 0 64)" [8]="$(wide 2 56)")
 WIDE[3]=${WIDE[2]}
