@@ -1,55 +1,78 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A rule's verdict cache: cgroup serial number -> verdict, exact (a key is
- * the whole serial number), lock-free to read and to fill, and growing with
- * the number of cgroups that send through the rule, up to a fixed bound.
+ * Verdict caches: cgroup serial number -> the verdicts of up to 128 rules
+ * of one network namespace, exact (a key is the whole serial number),
+ * lock-free to read and to fill, and growing with the number of cgroups
+ * that send through the rules, up to a fixed bound.
  */
 #ifndef _XT_CGROUP2_CACHE_H
 #define _XT_CGROUP2_CACHE_H
 
 #include <linux/types.h>
 #include <linux/atomic.h>
+#include <linux/bitmap.h>
 #include <linux/bits.h>
 #include <linux/compiler.h>
 #include <linux/hash.h>
+#include <linux/list.h>
 #include <linux/workqueue.h>
+#include <net/net_namespace.h>
 
 /*
- * 8 verdicts per set (one 64-byte cache line).  A table starts with
- * 2^CG2_CACHE_MIN_BITS verdicts (1 KiB) and grows 4x at a time as
- * verdicts fill it, to at most 2^CG2_CACHE_MAX_BITS (16,384
- * verdicts, 128 KiB): the memory bound per rule.
+ * A slot (64 bits) holds the verdicts of one block of 8 rules for one
+ * cgroup; 8 slots make a set (one 64-byte cache line).  A table starts
+ * with 2^CG2_CACHE_MIN_BITS slots (1 KiB, 16 sets: one per block of the
+ * 128 rules) and grows 4x at a time as verdicts fill it, to at most
+ * 2^CG2_CACHE_MAX_BITS slots (128 KiB) times the blocks in use, rounded
+ * up to a power of two: 128 KiB for up to 8 rules, 2 MiB for 128.
  */
 #define CG2_CACHE_WAY_BITS	3
 #define CG2_CACHE_MIN_BITS	7
 #define CG2_CACHE_MAX_BITS	14
+#define CG2_CACHE_BLOCK_BITS	3
+#define CG2_CACHE_RULES		128
 
 struct cg2_cache {
 	unsigned long		table;	/* slot array | log2 of its slots */
 	atomic_t		fills;		/* since the table was installed */
+	unsigned int		max_bits;	/* what the blocks in use allow */
 	struct work_struct	grow;
+	/* The rest is the control path's, under cg2_caches_lock. */
+	struct hlist_node	node;
+	const struct net	*net;		/* compared, never dereferenced */
+	unsigned int		users;		/* rules with an id in @used */
+	DECLARE_BITMAP(used, CG2_CACHE_RULES);	/* ids taken, live or not */
+	DECLARE_BITMAP(retired, CG2_CACHE_RULES); /* of destroyed rules */
 };
 
-#define CG2_CACHE_WAYS		BIT(CG2_CACHE_WAY_BITS)
-/* A table is at least 1 KiB and so aligned: its low bits hold its size. */
-#define CG2_TABLE_BITS_MASK	15UL
+/* One rule's verdicts: its cache and its id (bit) in that cache. */
+struct cg2_verdicts {
+	struct cg2_cache	*cache;
+	unsigned int		id;
+};
 
-/*
- * The verdict for serial number S is stored as S << 2 | VALID | VERDICT.
- * The valid bit keeps an empty slot (0) apart from the root cgroup, whose
- * serial number is 0.
- */
-#define CG2_SLOT_VALID		2
-#define CG2_CACHEABLE(serial)	(!((serial) >> 62))
+#define CG2_CACHEABLE(serial)	(!((serial) >> 48))
+/* A slot: serial << 16 | known << 8 | matched, a bit of each per rule. */
+#define CG2_SLOT_SERIAL_SHIFT	16
+#define CG2_SLOT_KNOWN_SHIFT	8
 
-int cg2_cache_init(struct cg2_cache *cache);
-void cg2_cache_destroy(struct cg2_cache *cache);
-void cg2_cache_put(struct cg2_cache *cache, u64 serial, bool verdict);
+int cg2_cache_join(struct cg2_verdicts *v, const struct net *net);
+void cg2_cache_leave(struct cg2_verdicts *v);
+void cg2_cache_put(const struct cg2_verdicts *v, u64 serial, bool verdict);
 
-static inline u64 cg2_slot(u64 serial, bool verdict)
+/* The bit that says whether rule @id's verdict is in a slot. */
+static inline u64 cg2_slot_known(unsigned int id)
 {
-	return serial << 2 | CG2_SLOT_VALID | verdict;
+	return BIT_ULL(CG2_SLOT_KNOWN_SHIFT + (id & 7));
 }
+
+static inline u64 cg2_slot_serial(u64 slot)
+{
+	return slot >> CG2_SLOT_SERIAL_SHIFT;
+}
+
+/* A table is at least 1 KiB and so aligned: its low bits hold its size. */
+#define CG2_TABLE_BITS_MASK	31UL
 
 static inline unsigned int cg2_table_bits(unsigned long table)
 {
@@ -61,32 +84,41 @@ static inline atomic64_t *cg2_table_slots(unsigned long table)
 	return (atomic64_t *)(table & ~CG2_TABLE_BITS_MASK);
 }
 
-/* The set (its first slot) that holds @serial's verdict, if cached. */
-static inline atomic64_t *cg2_table_set(unsigned long table, u64 serial)
+/*
+ * The set that holds @serial's slot for rule @id's block, if cached.  A
+ * cgroup's blocks take consecutive sets, so that a packet's rules read
+ * few cache lines, side by side.  Blocks are fewer than the sets of any
+ * table, so the set and the serial number name the block: a slot needs no
+ * room for it.
+ */
+static inline atomic64_t *cg2_table_set(unsigned long table, u64 serial,
+					unsigned int id)
 {
 	unsigned int set_bits = cg2_table_bits(table) - CG2_CACHE_WAY_BITS;
+	u32 set = hash_64(serial, set_bits) + (id >> CG2_CACHE_BLOCK_BITS);
 
-	return cg2_table_slots(table) +
-	       (hash_64(serial, set_bits) << CG2_CACHE_WAY_BITS);
+	set &= BIT(set_bits) - 1;
+	return cg2_table_slots(table) + ((size_t)set << CG2_CACHE_WAY_BITS);
 }
 
 /*
- * The cached verdict (0 or 1) for @serial, or -1.  Inline: it is all that
- * most packets cost (tests/bench/kbench.sh).
+ * The cached verdict (0 or 1) of a rule for @serial, or -1.  Inline: it is
+ * all that most packets cost (tests/bench/kbench.sh).
  */
-static inline int cg2_cache_get(const struct cg2_cache *cache, u64 serial)
+static inline int cg2_cache_get(const struct cg2_verdicts *v, u64 serial)
 {
-	atomic64_t *set = cg2_table_set(READ_ONCE(cache->table), serial);
-	u64 want = cg2_slot(serial, true), slot;
+	unsigned long table = READ_ONCE(v->cache->table);
+	atomic64_t *set = cg2_table_set(table, serial, v->id);
+	u64 known = cg2_slot_known(v->id), slot;
 	unsigned int i;
 
 	/* Shifted into a slot, a larger one would pose as a smaller one. */
 	if (unlikely(!CG2_CACHEABLE(serial)))
 		return -1;
-	for (i = 0; i < CG2_CACHE_WAYS; i++) {
+	for (i = 0; i < BIT(CG2_CACHE_WAY_BITS); i++) {
 		slot = atomic64_read(&set[i]);
-		if ((slot | 1) == want)
-			return slot & 1;
+		if (cg2_slot_serial(slot) == serial && (slot & known))
+			return !!(slot & (known >> CG2_SLOT_KNOWN_SHIFT));
 	}
 	return -1;
 }

@@ -7,16 +7,16 @@
  * namespace root it was inserted from; it holds no reference to any cgroup.
  * Rules that agree on all of that share it (xt_cgroup2_share.c).  A
  * socket's cgroup is judged by walking its ancestors' names once, and the
- * verdict (inversion applied) is cached with the shared rule in a
- * set-associative table keyed by the cgroup's serial number
- * (xt_cgroup2_cache.c).  Serial numbers, like cgroup ids, are never
+ * verdict (inversion applied) is cached under the shared rule's id, with
+ * those of other rules of its netns, in a set-associative table keyed by
+ * the cgroup's serial number (xt_cgroup2_cache.c).  Serial numbers, like cgroup ids, are never
  * reused, and cgroup v2 refuses rename(2), so the path behind one, and with
  * it a verdict, never goes stale: nothing needs invalidating, and a cgroup
  * created later, or again after a restart, is a new number that misses the
  * cache once.  The serial number lives in struct cgroup itself (the id
  * needs its kernfs node), so the common path touches the socket's cgroup,
- * the shared rule and one cache line: one hash, a few atomic loads, no
- * lock.
+ * the shared rule, its cache and one cache line: one hash, a few atomic
+ * loads, no lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 #include <linux/module.h>
@@ -41,7 +41,7 @@
 
 /* The compiled form of every xt rule with its key (xt_cgroup2_share.c). */
 struct cg2_rule {
-	struct cg2_cache cache;		/* verdicts, inversion applied */
+	struct cg2_verdicts verdicts;	/* cached, inversion applied */
 	struct cg2_share share;		/* key: namespace root, inversion, ... */
 	unsigned int	count;		/* compiled patterns in @progs */
 	char		progs[] __aligned(8);	/* cg2_compile() output, packed */
@@ -68,6 +68,11 @@ static const struct kernel_param_ops cg2_judgements_ops = {
 };
 module_param_cb(judgements, &cg2_judgements_ops, NULL, 0444);
 MODULE_PARM_DESC(judgements, "cgroups judged against a rule's patterns (verdict cache misses)");
+
+/* Compiled rules (rules that share one count once), for tests. */
+static atomic_t cg2_rules = ATOMIC_INIT(0);
+module_param_named(rules, cg2_rules.counter, int, 0444);
+MODULE_PARM_DESC(rules, "compiled rules, each shared by all rules of the same key");
 
 /*
  * Names whose lengths a judgement remembers, from the top of the path: a
@@ -132,7 +137,7 @@ static noinline bool cg2_judge_miss(struct cg2_rule *rule,
 	this_cpu_inc(cg2_judgements);
 	verdict = cg2_judge(rule, cgrp) ^
 		  !!(rule->share.key.flags & XT_CGROUP2_INVERT);
-	cg2_cache_put(&rule->cache, serial, verdict);
+	cg2_cache_put(&rule->verdicts, serial, verdict);
 	return verdict;
 }
 
@@ -141,7 +146,7 @@ static __always_inline bool cg2_sock_verdict(struct cg2_rule *rule,
 {
 	struct cgroup *cgrp = sock_cgroup_ptr(&sk->sk_cgrp_data);
 	u64 serial = cgrp->self.serial_nr;
-	int cached = cg2_cache_get(&rule->cache, serial);
+	int cached = cg2_cache_get(&rule->verdicts, serial);
 
 	if (likely(cached >= 0))
 		return cached;
@@ -315,15 +320,16 @@ static struct cg2_rule *cg2_rule_new(const struct cg2_key *key,
 		return ERR_PTR(ret);
 	if (!rule)
 		return ERR_PTR(-ENOMEM);
-	ret = cg2_cache_init(&rule->cache);
+	ret = cg2_cache_join(&rule->verdicts, key->net);
 	if (ret)
 		goto err_rule;
 	ret = cg2_share_init(&rule->share, key);
 	if (ret)
 		goto err_cache;
+	atomic_inc(&cg2_rules);
 	return rule;
 err_cache:
-	cg2_cache_destroy(&rule->cache);
+	cg2_cache_leave(&rule->verdicts);
 err_rule:
 	kfree(rule);
 	return ERR_PTR(ret);
@@ -332,8 +338,9 @@ err_rule:
 static void cg2_rule_free(struct cg2_rule *rule)
 {
 	cg2_share_free(&rule->share);
-	cg2_cache_destroy(&rule->cache);
+	cg2_cache_leave(&rule->verdicts);
 	kfree(rule);
+	atomic_dec(&cg2_rules);
 }
 
 static struct cg2_rule *cg2_share_rule(struct cg2_share *share)

@@ -4,8 +4,9 @@
 # fill it, after a few rounds a whole round costs no judgement (a table of
 # 128 verdicts would judge nearly every datagram), and verdicts stay exact
 # while verdicts are evicted, tables grow, and every cgroup is recreated.
-# Then 20,000 cgroups through one rule: the rule's table stops at its bound
-# of 128 KiB (cache_bytes) and the verdicts stay exact.
+# Then 20,000 cgroups through one rule: the table of its netns's verdict
+# cache stops at its bound for one block of rules, 128 KiB (cache_bytes),
+# and the verdicts stay exact.
 . "$(dirname "$0")/../lib/vmtest.sh"
 need_module
 

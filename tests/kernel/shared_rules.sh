@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
 # Rules whose verdicts are the same for every socket share one compiled
-# rule and one verdict cache (kmod/xt_cgroup2_share.c): the same patterns
-# under other ports cost one judgement per cgroup and one table, and a
+# rule and its cached verdicts (kmod/xt_cgroup2_share.c): the same patterns
+# under other ports cost one judgement per cgroup and one compiled rule
+# (the module's "rules"), and a
 # ruleset loaded again (iptables-restore, legacy and nft) keeps its cached
 # verdicts.  What changes a verdict keeps rules apart: inversion, the
 # network namespace, the inserter's cgroup namespace, and IPv6 INPUT's
 # defragmentation.  Deleting one of two sharing rules leaves the other
-# working; deleting the last frees the table.
+# working; deleting the last frees it, and the last rule of a netns frees
+# the verdict cache of the netns (cache_bytes).
 . "$(dirname "$0")/../lib/vmtest.sh"
 need_module
 drop_unreach
 
 J=/sys/module/xt_cgroup2/parameters/judgements
 B=/sys/module/xt_cgroup2/parameters/cache_bytes
-T=1024 # bytes of a new rule's table
-[[ -r $J && -r $B ]] || { fail "no $J or $B"; finish; }
+R=/sys/module/xt_cgroup2/parameters/rules
+[[ -r $J && -r $B && -r $R ]] || { fail "no $J or $B"; finish; }
 mkcg srv.service other.service ns1/app app
 P=9170
 
@@ -25,25 +27,30 @@ judged() {
 	sends "$1" 127.0.0.1 "${3:-$P}" "$2"
 	echo $(($(cat "$J") - before))
 }
-tables() { echo $(($(cat "$B") / T)); }
-# tables_now N: the tables once they are N (nf_tables frees rules in a work
-# item), or after 5 s whatever they are.
-tables_now() {
+compiled() { cat "$R"; }
+# compiled_now N: the compiled rules once they are N (nf_tables frees rules
+# in a work item), or after 5 s whatever they are.
+compiled_now() {
 	local i
 	for ((i = 0; i < 50; i++)); do
-		[[ $(tables) == "$1" ]] && break
+		[[ $(compiled) == "$1" ]] && break
 		sleep 0.1
 	done
-	tables
+	compiled
+}
+# none TAG: no compiled rule left, and no verdict cache.
+none() {
+	expect "$1: no compiled rule" 0 "$(compiled_now 0)"
+	expect "$1: no verdict cache" 0 "$(cat "$B")"
 }
 r=(-p udp -d 127.0.0.1)
 
-expect "no rule, no table" 0 "$(tables)"
+none "no rule"
 iptables-legacy -w -A OUTPUT "${r[@]}" --dport $P -m cgroup2 --path srv.service \
 	-m comment --comment a &&
 	iptables-legacy -w -A OUTPUT "${r[@]}" -m cgroup2 --path srv.service \
 		-m comment --comment b || fail "two rules with the same pattern"
-expect "the same pattern twice: one table" 1 "$(tables)"
+expect "the same pattern twice: one compiled rule" 1 "$(compiled)"
 expect "5 datagrams through both: one judgement" 1 "$(judged srv.service 5)"
 snap iptables-legacy OUTPUT
 expect "rule a counted 5" 5 "$(snapc a)"
@@ -53,8 +60,9 @@ expect "rule b counted 8" 8 "$(counter iptables-legacy OUTPUT b)"
 
 iptables-legacy -w -A OUTPUT "${r[@]}" --dport $P -m cgroup2 ! --path srv.service \
 	-m comment --comment not || fail "the inverted rule"
-expect "inverted: a table of its own" 2 "$(tables)"
-expect "from other.service: one judgement per table" 2 "$(judged other.service 2)"
+expect "inverted: a compiled rule of its own" 2 "$(compiled)"
+expect "two compiled rules, one netns: one verdict cache" 1024 "$(cat "$B")"
+expect "from other.service: one judgement per compiled rule" 2 "$(judged other.service 2)"
 snap iptables-legacy OUTPUT
 expect "rule a: other.service not counted" 5 "$(snapc a)"
 expect "inverted: other.service counted" 2 "$(snapc not)"
@@ -64,48 +72,49 @@ expect "the inverted rule's first srv.service datagram: judged" 1 "$(judged srv.
 # iptables-restore checks the new rules before it drops the old ones.
 iptables-legacy-save -c -t filter >/tmp/filter.rules &&
 	iptables-legacy-restore -c </tmp/filter.rules || fail "legacy: save, restore"
-expect "legacy restore: still two tables" 2 "$(tables)"
+expect "legacy restore: still two compiled rules" 2 "$(compiled)"
 expect "legacy restore: cached verdicts kept" 0 "$(judged srv.service 1)"
 expect "legacy restore: counted on" 7 "$(counter iptables-legacy OUTPUT a)"
 
-# A pattern of its own, so that no legacy rule keeps its table alive.
+# A pattern of its own, so that no legacy rule keeps it alive.
 iptables-nft -w -A OUTPUT "${r[@]}" --dport $P -m cgroup2 --path 'srv.*' \
 	-m comment --comment nft || fail "nft: srv.*"
-expect "iptables-nft: a table of its own" 3 "$(tables)"
+expect "iptables-nft: a compiled rule of its own" 3 "$(compiled)"
 expect "nft: judged once" 1 "$(judged srv.service 1)"
 iptables-nft-save -t filter >/tmp/nft.rules && iptables-nft-restore </tmp/nft.rules ||
 	fail "nft: save, restore"
-expect "nft restore: still three tables" 3 "$(tables)"
+expect "nft restore: still three compiled rules" 3 "$(compiled)"
 expect "nft restore: cached verdicts kept" 0 "$(judged srv.service 1)"
 expect "nft restore: counted" 1 "$(counter iptables-nft OUTPUT nft)"
 iptables-nft -w -F OUTPUT
-expect "nft flushed: its table freed" 2 "$(tables_now 2)"
+expect "nft flushed: its compiled rule freed" 2 "$(compiled_now 2)"
 
 iptables-legacy -w -D OUTPUT "${r[@]}" --dport $P -m cgroup2 --path srv.service \
 	-m comment --comment a || fail "delete rule a"
 expect "rule a deleted: rule b goes on, cached" 0 "$(judged srv.service 1)"
 expect "rule a deleted: rule b counted" 13 "$(counter iptables-legacy OUTPUT b)"
 iptables-legacy -w -F OUTPUT
-expect "flushed: no table" 0 "$(tables)"
+none "flushed"
 
-# Network namespaces: the same rule in each has its own table.
+# Network namespaces: the same rule in each has its own compiled rule.
 netns_add peer
 in_ns peer iptables-legacy -w -A OUTPUT "${r[@]}" -m cgroup2 --path srv.service \
 	-m comment --comment peer &&
 	iptables-legacy -w -A OUTPUT "${r[@]}" -m cgroup2 --path srv.service \
 		-m comment --comment host || fail "the same rule here and in peer"
-expect "two netns: two tables" 2 "$(tables)"
+expect "two netns: two compiled rules" 2 "$(compiled)"
+expect "two netns: a verdict cache each" 2048 "$(cat "$B")"
 expect "host: judged" 1 "$(judged srv.service 1)"
 in_ns peer iptables-legacy -w -t raw -A OUTPUT -p icmp -j DROP
 before=$(cat "$J")
 out=$(in_ns peer cg2net --cgroup srv.service send udp 127.0.0.1 $P --count 1 2>&1)
 expect "peer: sent" "sent 1" "$out"
-expect "peer: judged in its own table" 1 $(($(cat "$J") - before))
+expect "peer: judged by its own rule" 1 $(($(cat "$J") - before))
 expect "peer: counted there" 1 "$(in_ns peer iptables-legacy -w -L OUTPUT -v -x -n |
 	awk '/peer/ { print $1 }')"
 iptables-legacy -w -F OUTPUT
 in_ns peer iptables-legacy -w -F OUTPUT
-expect "both flushed: no table" 0 "$(tables)"
+none "both flushed"
 
 # Cgroup namespaces: "app" from inside /ns1 is /ns1/app, from here /app.
 # (iptables-nft: iptables-legacy would check the whole table again, the
@@ -118,7 +127,7 @@ inside() {
 inside iptables-nft -w -A OUTPUT "${r[@]}" -m cgroup2 --path app -m comment --comment inner &&
 	iptables-nft -w -A OUTPUT "${r[@]}" -m cgroup2 --path app -m comment --comment outer ||
 	fail "--path app from inside ns1 and from here"
-expect "two cgroup namespaces: two tables" 2 "$(tables)"
+expect "two cgroup namespaces: two compiled rules" 2 "$(compiled)"
 sends app 127.0.0.1 $P 1
 sends ns1/app 127.0.0.1 $P 2
 sends app 127.0.0.1 $P 4
@@ -127,22 +136,22 @@ snap iptables-nft OUTPUT 2>/dev/null
 expect "inside's app: /ns1/app only (2+8)" 10 "$(snapc inner)"
 expect "here's app: /app only (1+4)" 5 "$(snapc outer)"
 iptables-nft -w -F OUTPUT
-expect "nft flushed: no table" 0 "$(tables_now 0)"
+none "nft flushed"
 
 # IPv6 rules that INPUT may see hold defragmentation; others do not.
 ip6tables-legacy -w -A OUTPUT -m cgroup2 --path srv.service -m comment --comment out6 &&
 	ip6tables-legacy -w -A INPUT -m cgroup2 --path srv.service -m comment --comment in6 &&
 	iptables-legacy -w -A INPUT -m cgroup2 --path srv.service -m comment --comment in4 ||
 	fail "IPv6 OUTPUT and INPUT, IPv4 INPUT"
-expect "IPv6 INPUT apart from OUTPUT; IPv4 INPUT shares with IPv6 OUTPUT" 2 "$(tables)"
+expect "IPv6 INPUT apart from OUTPUT; IPv4 INPUT shares with IPv6 OUTPUT" 2 "$(compiled)"
 ip6tables-legacy -w -F INPUT
-expect "IPv6 INPUT gone: its table freed" 1 "$(tables)"
+expect "IPv6 INPUT gone: its compiled rule freed" 1 "$(compiled)"
 ip6tables-legacy -w -F OUTPUT
 iptables-legacy -w -F INPUT
-expect "all gone: no table" 0 "$(tables)"
+none "all gone"
 
 # A batch that fails is undone: its rules that shared a live rule leave it
-# with its table and verdicts, and its new ones are freed.  FORWARD is no
+# with its verdicts, and its new ones are freed.  FORWARD is no
 # hook of this match.
 iptables-legacy -w -A OUTPUT "${r[@]}" --dport $P -m cgroup2 --path srv.service \
 	-m comment --comment live || fail "the live rule"
@@ -153,7 +162,7 @@ for tool in legacy nft; do
 		"-A OUTPUT -p udp -m cgroup2 --path never*" \
 		"-A FORWARD -m cgroup2 --path srv.service" COMMIT >/tmp/bad.rules
 	expect_fail "$tool: a restore with a FORWARD rule fails" iptables-$tool-restore --noflush /tmp/bad.rules
-	expect "$tool: undone, the live rule's table only" 1 "$(tables_now 1)"
+	expect "$tool: undone, the live rule only" 1 "$(compiled_now 1)"
 	expect "$tool: undone, the live rule's verdicts kept" 0 "$(judged srv.service 1)"
 done
 expect "live rule counted 3" 3 "$(counter iptables-legacy OUTPUT live)"
@@ -162,7 +171,7 @@ expect "live rule counted 3" 3 "$(counter iptables-legacy OUTPUT live)"
 expect "raw blob, live rule's bytes, garbage after len: refused" "rejected: Invalid argument" \
 	"$(xt_cgroup2_raw --patterns srv.service --trailing-garbage 2>&1 | tail -n 1)"
 expect "raw blob, live rule's bytes: accepted" accepted "$(xt_cgroup2_raw --patterns srv.service 2>&1 | tail -n 1)"
-expect "raw blob in place of the live rule: its table kept" 1 "$(tables)"
+expect "raw blob in place of the live rule: its compiled rule kept" 1 "$(compiled)"
 expect "raw blob: the live rule's verdicts kept" 0 "$(judged srv.service 1)"
 iptables-legacy -w -F OUTPUT
 
@@ -184,5 +193,5 @@ race ip6tables-legacy >/tmp/race.3 2>&1
 r3=$?
 wait $p1 && wait $p2 && ((r3 == 0)) && pass "120 rules added and deleted at once from three frontends" ||
 	fail "racing frontends: $(cat /tmp/race.1 /tmp/race.2 /tmp/race.3)"
-expect "after the race: no table" 0 "$(tables_now 0)"
+none "after the race"
 finish
