@@ -62,7 +62,8 @@ MODULE_PARM_DESC(cache_limit, "no verdict cache grows once all total this many b
 /*
  * The caches, found by their netns in checkentry and destroy only.  The
  * mutex guards their ids and users, and serializes the replacing of
- * tables; nothing else is taken under it.
+ * tables; it is held across allocations and, when ids are given out
+ * again, a grace period, but no other lock is taken under it.
  */
 #define CG2_CACHES_BITS	6
 static DEFINE_HASHTABLE(cg2_caches, CG2_CACHES_BITS);
@@ -128,7 +129,8 @@ static void cg2_cache_grow(struct work_struct *work)
 
 	mutex_lock(&cg2_caches_lock);
 	bits = min(cg2_table_bits(cache->table) + 2, cache->max_bits);
-	if (bits > cg2_table_bits(cache->table) &&
+	/* Queued before the last rule left: the cache is being freed. */
+	if (cache->users && bits > cg2_table_bits(cache->table) &&
 	    cg2_cache_budget(sizeof(atomic64_t) << bits))
 		table = cg2_table_alloc(bits, GFP_KERNEL);
 	if (table)
@@ -142,13 +144,19 @@ static void cg2_cache_grow(struct work_struct *work)
 
 /*
  * Under the lock: the ids of destroyed rules back to @cache, with an empty
- * table.  No rule can still fill the old one once the grace period is over.
+ * table of the same size if the limit allows (its live rules' cgroups
+ * need it).  No rule can still fill the old one once the grace period is
+ * over.  Rare: at most once per 128 rules destroyed.
  */
 static int cg2_cache_reclaim(struct cg2_cache *cache)
 {
-	unsigned long table = cg2_table_alloc(CG2_CACHE_MIN_BITS,
-					      GFP_KERNEL_ACCOUNT);
+	unsigned int bits = cg2_table_bits(cache->table);
+	unsigned long table = 0;
 
+	if (cg2_cache_budget(sizeof(atomic64_t) << bits))
+		table = cg2_table_alloc(bits, GFP_KERNEL_ACCOUNT);
+	if (!table)
+		table = cg2_table_alloc(CG2_CACHE_MIN_BITS, GFP_KERNEL_ACCOUNT);
 	if (!table)
 		return -ENOMEM;
 	table = cg2_cache_swap(cache, table);
@@ -158,6 +166,26 @@ static int cg2_cache_reclaim(struct cg2_cache *cache)
 		      CG2_CACHE_RULES);
 	bitmap_zero(cache->retired, CG2_CACHE_RULES);
 	return 0;
+}
+
+/*
+ * Under the lock: how far @cache's table may grow.  A cgroup takes a slot
+ * in each block that holds a live rule, whatever the block's place.
+ */
+static void cg2_cache_bound(struct cg2_cache *cache)
+{
+	DECLARE_BITMAP(live, CG2_CACHE_RULES);
+	unsigned int block, first, blocks = 0;
+
+	bitmap_andnot(live, cache->used, cache->retired, CG2_CACHE_RULES);
+	for (block = 0; block < CG2_CACHE_BLOCKS; block++) {
+		first = block << CG2_CACHE_BLOCK_BITS;
+		if (find_next_bit(live, first + BIT(CG2_CACHE_BLOCK_BITS),
+				  first) < first + BIT(CG2_CACHE_BLOCK_BITS))
+			blocks++;
+	}
+	WRITE_ONCE(cache->max_bits,
+		   CG2_CACHE_MAX_BITS + order_base_2(max(blocks, 1U)));
 }
 
 static struct cg2_cache *cg2_cache_new(const struct net *net)
@@ -177,8 +205,11 @@ static struct cg2_cache *cg2_cache_new(const struct net *net)
 	return cache;
 }
 
-/* Under the lock: a cache of @net with an id to give, or NULL. */
-static struct cg2_cache *cg2_cache_find(const struct net *net)
+/*
+ * Under the lock: a cache of @net with a free id, after giving a full
+ * one's ids of destroyed rules out again if need be; NULL if none.
+ */
+static struct cg2_cache *cg2_cache_with_free_id(const struct net *net)
 {
 	struct cg2_cache *cache, *full = NULL;
 
@@ -197,10 +228,9 @@ static struct cg2_cache *cg2_cache_find(const struct net *net)
 int cg2_cache_join(struct cg2_verdicts *v, const struct net *net)
 {
 	struct cg2_cache *cache;
-	unsigned int bits;
 
 	mutex_lock(&cg2_caches_lock);
-	cache = cg2_cache_find(net) ?: cg2_cache_new(net);
+	cache = cg2_cache_with_free_id(net) ?: cg2_cache_new(net);
 	if (!cache) {
 		mutex_unlock(&cg2_caches_lock);
 		return -ENOMEM;
@@ -209,27 +239,31 @@ int cg2_cache_join(struct cg2_verdicts *v, const struct net *net)
 	v->id = find_first_zero_bit(cache->used, CG2_CACHE_RULES);
 	__set_bit(v->id, cache->used);
 	cache->users++;
-	bits = CG2_CACHE_MAX_BITS +
-	       order_base_2((v->id >> CG2_CACHE_BLOCK_BITS) + 1);
-	WRITE_ONCE(cache->max_bits, max(cache->max_bits, bits));
+	cg2_cache_bound(cache);
 	mutex_unlock(&cg2_caches_lock);
 	return 0;
 }
 
 /*
- * Once no packet can reach the rule any more: its id waits for reuse, and
- * the cache goes with its last rule.
+ * Once no packet can reach the rule any more: the cache goes with its last
+ * rule; the id of a rule that packets @reached waits, since a table may
+ * hold its verdicts; others are free at once.
  */
-void cg2_cache_leave(struct cg2_verdicts *v)
+void cg2_cache_leave(struct cg2_verdicts *v, bool reached)
 {
 	struct cg2_cache *cache = v->cache;
 	bool last;
 
 	mutex_lock(&cg2_caches_lock);
-	__set_bit(v->id, cache->retired);
+	if (reached)
+		__set_bit(v->id, cache->retired);
+	else
+		__clear_bit(v->id, cache->used);
 	last = --cache->users == 0;
 	if (last)
 		hash_del(&cache->node);
+	else
+		cg2_cache_bound(cache);
 	mutex_unlock(&cg2_caches_lock);
 	if (!last)
 		return;
@@ -247,10 +281,12 @@ void cg2_cache_leave(struct cg2_verdicts *v)
  */
 static void cg2_cache_filled(struct cg2_cache *cache, unsigned long table)
 {
-	unsigned int bits = cg2_table_bits(table);
+	unsigned int bits = cg2_table_bits(table), half = BIT(bits - 1);
 
+	/* Counted up to the mark only: a refused growth is not retried. */
 	if (bits < READ_ONCE(cache->max_bits) &&
-	    atomic_inc_return(&cache->fills) == 1 << (bits - 1))
+	    atomic_read(&cache->fills) < half &&
+	    atomic_inc_return(&cache->fills) == half)
 		schedule_work(&cache->grow);
 }
 

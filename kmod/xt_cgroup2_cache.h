@@ -15,34 +15,41 @@
 #include <linux/compiler.h>
 #include <linux/hash.h>
 #include <linux/list.h>
+#include <linux/build_bug.h>
+#include <linux/cache.h>
+#include <linux/log2.h>
 #include <linux/workqueue.h>
-#include <net/net_namespace.h>
+
+struct net;
 
 /*
  * A slot (64 bits) holds the verdicts of one block of 8 rules for one
  * cgroup; 8 slots make a set (one 64-byte cache line).  A table starts
  * with 2^CG2_CACHE_MIN_BITS slots (1 KiB, 16 sets: one per block of the
  * 128 rules) and grows 4x at a time as verdicts fill it, to at most
- * 2^CG2_CACHE_MAX_BITS slots (128 KiB) times the blocks in use, rounded
- * up to a power of two: 128 KiB for up to 8 rules, 2 MiB for 128.
+ * 2^CG2_CACHE_MAX_BITS slots (128 KiB) times the blocks that hold live
+ * rules, rounded up to a power of two: 128 KiB while a netns's rules fit
+ * in one block (its first 8), at most 256 KiB per rule and 2 MiB in all.
  */
 #define CG2_CACHE_WAY_BITS	3
 #define CG2_CACHE_MIN_BITS	7
 #define CG2_CACHE_MAX_BITS	14
 #define CG2_CACHE_BLOCK_BITS	3
 #define CG2_CACHE_RULES		128
+#define CG2_CACHE_BLOCKS	(CG2_CACHE_RULES >> CG2_CACHE_BLOCK_BITS)
 
 struct cg2_cache {
 	unsigned long		table;	/* slot array | log2 of its slots */
-	atomic_t		fills;		/* since the table was installed */
-	unsigned int		max_bits;	/* what the blocks in use allow */
-	struct work_struct	grow;
+	unsigned int		max_bits;	/* what live rules' blocks allow */
 	/* The rest is the control path's, under cg2_caches_lock. */
 	struct hlist_node	node;
 	const struct net	*net;		/* compared, never dereferenced */
-	unsigned int		users;		/* rules with an id in @used */
+	unsigned int		users;		/* live rules */
 	DECLARE_BITMAP(used, CG2_CACHE_RULES);	/* ids taken, live or not */
 	DECLARE_BITMAP(retired, CG2_CACHE_RULES); /* of destroyed rules */
+	/* Written on misses: kept off the line that every packet reads. */
+	atomic_t		fills ____cacheline_aligned_in_smp;
+	struct work_struct	grow;
 };
 
 /* One rule's verdicts: its cache and its id (bit) in that cache. */
@@ -56,14 +63,21 @@ struct cg2_verdicts {
 #define CG2_SLOT_SERIAL_SHIFT	16
 #define CG2_SLOT_KNOWN_SHIFT	8
 
+/* A set and a serial number name a block only if blocks <= sets. */
+static_assert(BIT(CG2_CACHE_MIN_BITS - CG2_CACHE_WAY_BITS) >= CG2_CACHE_BLOCKS);
+static_assert(CG2_SLOT_SERIAL_SHIFT - CG2_SLOT_KNOWN_SHIFT ==
+	      BIT(CG2_CACHE_BLOCK_BITS));
+static_assert(BIT(CG2_CACHE_BLOCK_BITS) == CG2_SLOT_KNOWN_SHIFT);
+
 int cg2_cache_join(struct cg2_verdicts *v, const struct net *net);
-void cg2_cache_leave(struct cg2_verdicts *v);
+void cg2_cache_leave(struct cg2_verdicts *v, bool reached);
 void cg2_cache_put(const struct cg2_verdicts *v, u64 serial, bool verdict);
 
 /* The bit that says whether rule @id's verdict is in a slot. */
 static inline u64 cg2_slot_known(unsigned int id)
 {
-	return BIT_ULL(CG2_SLOT_KNOWN_SHIFT + (id & 7));
+	return BIT_ULL(CG2_SLOT_KNOWN_SHIFT +
+		       (id & (BIT(CG2_CACHE_BLOCK_BITS) - 1)));
 }
 
 static inline u64 cg2_slot_serial(u64 slot)
@@ -73,6 +87,8 @@ static inline u64 cg2_slot_serial(u64 slot)
 
 /* A table is at least 1 KiB and so aligned: its low bits hold its size. */
 #define CG2_TABLE_BITS_MASK	31UL
+static_assert(CG2_CACHE_MAX_BITS + ilog2(CG2_CACHE_BLOCKS) <=
+	      CG2_TABLE_BITS_MASK);
 
 static inline unsigned int cg2_table_bits(unsigned long table)
 {

@@ -9,11 +9,11 @@
  * socket's cgroup is judged by walking its ancestors' names once, and the
  * verdict (inversion applied) is cached under the shared rule's id, with
  * those of other rules of its netns, in a set-associative table keyed by
- * the cgroup's serial number (xt_cgroup2_cache.c).  Serial numbers, like cgroup ids, are never
- * reused, and cgroup v2 refuses rename(2), so the path behind one, and with
- * it a verdict, never goes stale: nothing needs invalidating, and a cgroup
- * created later, or again after a restart, is a new number that misses the
- * cache once.  The serial number lives in struct cgroup itself (the id
+ * the cgroup's serial number (xt_cgroup2_cache.c).  Serial numbers, like
+ * cgroup ids, are never reused, and cgroup v2 refuses rename(2), so the
+ * path behind one, and with it a verdict, never goes stale: nothing needs
+ * invalidating, and a cgroup created later, or again after a restart, is
+ * a new number that misses the cache once.  The serial number lives in struct cgroup itself (the id
  * needs its kernfs node), so the common path touches the socket's cgroup,
  * the shared rule, its cache and one cache line: one hash, a few atomic
  * loads, no lock.
@@ -329,16 +329,17 @@ static struct cg2_rule *cg2_rule_new(const struct cg2_key *key,
 	atomic_inc(&cg2_rules);
 	return rule;
 err_cache:
-	cg2_cache_leave(&rule->verdicts);
+	cg2_cache_leave(&rule->verdicts, false);
 err_rule:
 	kfree(rule);
 	return ERR_PTR(ret);
 }
 
-static void cg2_rule_free(struct cg2_rule *rule)
+/* @reached: whether packets could reach the rule, and fill its verdicts. */
+static void cg2_rule_free(struct cg2_rule *rule, bool reached)
 {
 	cg2_share_free(&rule->share);
-	cg2_cache_leave(&rule->verdicts);
+	cg2_cache_leave(&rule->verdicts, reached);
 	kfree(rule);
 	atomic_dec(&cg2_rules);
 }
@@ -364,14 +365,14 @@ static struct cg2_rule *cg2_rule_get(const struct cg2_key *key,
 	if (share == &rule->share)
 		return rule;
 	/* Another CPU added the same rule meanwhile: use that one. */
-	cg2_rule_free(rule);
+	cg2_rule_free(rule, false);
 	return cg2_share_rule(share);
 }
 
 static void cg2_rule_put(struct cg2_rule *rule)
 {
 	if (cg2_share_put(&rule->share))
-		cg2_rule_free(rule);
+		cg2_rule_free(rule, true);
 }
 
 static int cgroup2_mt_check(const struct xt_mtchk_param *par)

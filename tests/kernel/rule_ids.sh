@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The rules of a netns keep their verdicts side by side, 128 to a verdict
-# cache, each under an id (kmod/xt_cgroup2_cache.c).  130 rules that each
+# cache, each under an id (kmod/xt_cgroup2_cache.c).  129 rules that each
 # match one cgroup of 130, plus one that matches them all: every datagram
-# is counted by its own rule only, across blocks of ids and two caches.
+# is counted by its own rule only, across blocks of ids and two caches,
+# and the root cgroup's verdicts, none, are cached in every block too.
 # Then the 129 are deleted and 129 new ones take their ids, each matching
 # the cgroup its id's rule matched and the one after: an id given out
 # while a table still held its old rule's verdicts would count one, not
@@ -71,13 +72,23 @@ load 0 || fail "rules r1..r$((N - 1)) for ids/p1..p$((N - 1))"
 expect "$N rules compiled" $N "$(cat "$R")"
 expect "$N rules: two verdict caches, new" 2048 "$(cat "$B")"
 settle 0
+# The root cgroup: judged by every rule once, then from its cached slots
+# (its serial number, 0, is what an empty slot holds).
+rj=
+for i in 1 2; do
+	before=$(cat "$J")
+	out=$(echo "$CG" | cgspray $DST $P 1 1) || fail "cgspray from the root: $out"
+	rj+=" $(($(cat "$J") - before))"
+done
+expect "the root cgroup: judged by all $N rules, then cached" " $N 0" "$rj"
 
 ipt -F ids || fail "flush chain ids"
 expect "the keeper left" 1 "$(cat "$R")"
+kept=$(cat "$B")
 load 1 || fail "rules r1..r$((N - 1)) for ids/p{1,2}..p{$((N - 1)),$N}"
-# The keeper's cache gave its ids out again with a new table; the last
-# two rules made a cache of their own again.
-expect "ids given out again: two verdict caches, both new" 2048 "$(cat "$B")"
+# The keeper's cache gave its ids out again with a new table of the same
+# size; the last two rules made a cache of their own again.
+expect "ids given out again: the keeper's cache and one new" $((kept + 1024)) "$(cat "$B")"
 # The new rules' counters start at 0, the keeper's again too.
 ipt -Z OUTPUT || fail "zero counters"
 settle 1

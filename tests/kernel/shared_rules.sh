@@ -16,7 +16,7 @@ drop_unreach
 J=/sys/module/xt_cgroup2/parameters/judgements
 B=/sys/module/xt_cgroup2/parameters/cache_bytes
 R=/sys/module/xt_cgroup2/parameters/rules
-[[ -r $J && -r $B && -r $R ]] || { fail "no $J or $B"; finish; }
+[[ -r $J && -r $B && -r $R ]] || { fail "no $J, $B or $R"; finish; }
 mkcg srv.service other.service ns1/app app
 P=9170
 

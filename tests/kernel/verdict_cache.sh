@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The per-rule verdict cache (keyed by the cgroup's serial number; 128
+# The verdict cache of a rule's netns (keyed by the cgroup's serial number; 128
 # slots at first, see cache_scale.sh for growth) stays exact when more
 # cgroups than its first table holds collide in it, on repeated traffic
 # (cache hits) and after every cgroup is recreated anew.

@@ -250,7 +250,7 @@ static int cb_cmp_u64(const void *a, const void *b)
  * One fresh round, its picoseconds per call in *@ps: a new rule (built
  * outside the timed part), so every call is the first judgement of that
  * cgroup by that rule.  An untimed pass of the inverted rule, whose key
- * and so whose cache are its own, reads the same memory first: every
+ * and so whose verdicts are its own, reads the same memory first: every
  * round starts as warm, whatever building and destroying rules let run.
  * Under TCG a round's cost depends on what ran just before it: a sleep
  * between rounds made first judgements up to 2x dearer, for any module.
