@@ -4,8 +4,8 @@
 # each cgroup and sends BENCH_PACKETS datagrams per round, taking the
 # sockets in turn, to a dummy device (cheap to sink).  R rules with the
 # literal -m cgroup2 --path many, which every sender matches, and a second
-# pattern of each rule's own, so that each keeps its own cache (identical
-# rules would share one: kmod/xt_cgroup2_share.c), sit in a
+# pattern of each rule's own, so that each keeps its own verdicts (identical
+# rules would share them: kmod/xt_cgroup2_share.c), sit in a
 # chain that OUTPUT jumps to in "on" rounds and not in "off" rounds; the
 # rules stay (iptables-nft), so their verdict caches stay warm.  After WARM
 # warm-up rounds, on and off take turns; each reports its median, and the
