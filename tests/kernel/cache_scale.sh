@@ -6,7 +6,7 @@
 # while verdicts are evicted, tables grow, and every cgroup is recreated.
 # Then 20,000 cgroups through one rule: the table of its netns's verdict
 # cache stops at its bound for one block of rules, 128 KiB (cache_bytes),
-# and the verdicts stay exact.
+# and at 256 KiB once rules fill two blocks; the verdicts stay exact.
 . "$(dirname "$0")/../lib/vmtest.sh"
 need_module
 
@@ -76,19 +76,39 @@ W=20000
 mkdir "$CG/wide" && (cd "$CG/wide" && mkdir $(seq -f 'c%.0f' 1 $W)) || fail "mkdir wide/c1..c$W"
 iptables -A OUTPUT -p udp -d $DST --dport $P -m cgroup2 --path 'wide/c1*' \
 	-m comment --comment wide
-# One cgspray for the three rounds: joining 20,000 cgroups is what takes
-# long on a debug kernel.  Before each round (and after the last) the
-# counters are saved, with a second for the table to grow in between.
-wide_count() { sed -n 's/^\[\([0-9]*\):.*--comment wide.*/\1/p' "$1"; }
+# One cgspray for six rounds: joining 20,000 cgroups is what takes long on
+# a debug kernel.  Before each round (and after the last) the counters and
+# cache_bytes are saved, with a second for the table to grow in between.
+# Before round 4 come 8 rules more, 'wide/c2*' to 'wide/c9*' (1,112 and
+# 1,111 cgroups), ids 1 to 8: the last is in a second block of the cache,
+# whose bound doubles to 256 KiB: one slot per cgroup and block.
+cat >/tmp/wide_hook <<EOF
+r=\$CGSPRAY_ROUND
+iptables-save -c -t filter >/tmp/wide.\$r
+cat $B >/tmp/wide.bytes.\$r
+if ((r == 4)); then
+	for d in 2 3 4 5 6 7 8 9; do
+		iptables -A OUTPUT -p udp -d $DST --dport $P -m cgroup2 \\
+			--path "wide/c\$d*" -m comment --comment "w\$d" || exit 1
+	done
+fi
+sleep 1
+EOF
+wide_count() { sed -n "s/^\[\([0-9]*\):.*--comment ${2:-wide}\$/\1/p" "$1"; }
 out=$(seq -f "$CG/wide/c%.0f" 1 $W |
-	CGSPRAY_BEFORE='iptables-save -c -t filter >/tmp/wide.$CGSPRAY_ROUND; sleep 1' \
-		cgspray $DST $P $W 3) || fail "cgspray: $out"
-iptables-save -c -t filter >/tmp/wide.4
-for r in 1 2 3; do
+	CGSPRAY_BEFORE="bash /tmp/wide_hook" cgspray $DST $P $W 6) || fail "cgspray: $out"
+iptables-save -c -t filter >/tmp/wide.7
+for r in 1 2 3 4 5 6; do
 	expect "20,000 cgroups, round $r: counted exactly" $((r * 11111)) \
 		"$(wide_count /tmp/wide.$((r + 1)))"
 done
-expect "20,000 cgroups: the table stops at its bound" 131072 "$(cat "$B")"
+expect "20,000 cgroups, one rule: the table stops at its bound" 131072 "$(cat /tmp/wide.bytes.4)"
+for d in 2 3 4 5 6 7 8 9; do
+	want=$((d == 2 ? 1112 : 1111))
+	expect "8 rules more, wide/c$d*: counted exactly in 3 rounds" $((3 * want)) \
+		"$(wide_count /tmp/wide.7 "w$d")"
+done
+expect "20,000 cgroups, rules in two blocks: the table stops at twice the bound" 262144 "$(cat "$B")"
 iptables -F OUTPUT
 
 # The global limit (cache_limit): tables grow in a work item, charged to no
