@@ -13,10 +13,10 @@
  * cgroup ids, are never reused, and cgroup v2 refuses rename(2), so the
  * path behind one, and with it a verdict, never goes stale: nothing needs
  * invalidating, and a cgroup created later, or again after a restart, is
- * a new number that misses the cache once.  The serial number lives in struct cgroup itself (the id
- * needs its kernfs node), so the common path touches the socket's cgroup,
- * the shared rule, its cache and one cache line: one hash, a few atomic
- * loads, no lock.
+ * a new number that misses the cache once.  The serial number lives in
+ * struct cgroup itself (the id needs its kernfs node), so the common path
+ * touches the socket's cgroup, the shared rule, its cache and one cache
+ * line: one hash, a few atomic loads, no lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 #include <linux/module.h>
