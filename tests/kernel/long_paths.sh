@@ -3,9 +3,9 @@
 # 32 names below the namespace root, for all the rule's patterns, and
 # measures deeper names each time (cg2_ancestor_name in
 # kmod/xt_cgroup2_main.c): every verdict must be as if each name were
-# measured afresh.  The path is 40 levels of
-# names of 216 to 255 bytes (NAME_MAX), about 9.4 KB, past PATH_MAX, so
-# the cgroups are made and joined one directory at a time.
+# measured afresh.  The path is 40 levels of names of 216 to 255 bytes
+# (NAME_MAX), about 9.4 KB, past PATH_MAX, so the cgroups are made and
+# joined one directory at a time.
 . "$(dirname "$0")/../lib/vmtest.sh"
 need_module
 drop_unreach
