@@ -65,5 +65,52 @@ expect failed-check-not-run-again 0 1 1 0 "1
 FAIL a check" "0
 PASS never run"
 
+# The job pool: reports come in the order the jobs were started, whatever
+# finished first; at most CHECK_JOBS jobs run at once, host jobs one at a
+# time; each job's time reaches the table.
+# busy_job LANE SECONDS NAME: note how many jobs (and host jobs) run beside
+# this one, sleep, then pass.
+busy_job() {
+	local n
+	exec 8>"$tmp/pool.lock"
+	flock 8
+	n=$(($(cat "$tmp/pool.all" 2>/dev/null || echo 0) + 1)); echo $n >"$tmp/pool.all"
+	echo $n >>"$tmp/pool.peak.all"
+	if [[ $1 == host ]]; then
+		n=$(($(cat "$tmp/pool.host" 2>/dev/null || echo 0) + 1)); echo $n >"$tmp/pool.host"
+		echo $n >>"$tmp/pool.peak.host"
+	fi
+	flock -u 8
+	sleep "$2"
+	flock 8
+	echo $(($(cat "$tmp/pool.all") - 1)) >"$tmp/pool.all"
+	[[ $1 == host ]] && echo $(($(cat "$tmp/pool.host") - 1)) >"$tmp/pool.host"
+	flock -u 8
+	echo "PASS $3"
+}
+passed=0 failed=0 skipped=0
+: >"$log/times"
+CHECK_JOBS=2
+spawn vm k/v1@t busy_job vm 1.5 slow
+spawn host h1 busy_job host 0.3 quick
+spawn host h2 busy_job host 0.3 quick
+spawn vm k/v2@t busy_job vm 0.2 quick
+spawn host h3 busy_job host 0.3 quick
+drain >"$tmp/pool.out"
+order=$(sed -n 's/^PASS \([^:]*\):.*/\1/p' "$tmp/pool.out" | tr '\n' ' ')
+[[ $order == "k/v1@t h1 h2 k/v2@t h3 " ]] && pass "pool: reports in the order started" ||
+	fail "pool: reports in the order started" "got '$order'"
+peak_all=$(sort -n "$tmp/pool.peak.all" | tail -n 1)
+peak_host=$(sort -n "$tmp/pool.peak.host" | tail -n 1)
+[[ $peak_all == 2 ]] && pass "pool: two jobs at once with CHECK_JOBS=2" ||
+	fail "pool: two jobs at once with CHECK_JOBS=2" "peak $peak_all"
+[[ $peak_host == 1 ]] && pass "pool: host jobs one at a time" ||
+	fail "pool: host jobs one at a time" "peak $peak_host"
+[[ $passed == 5 && $(wc -l <"$log/times") == 5 ]] && awk -F '\t' '$2 == "k/v1@t" && $1 >= 1 && $3 == 1 { ok = 1 } END { exit !ok }' "$log/times" &&
+	pass "pool: every job counted and timed" ||
+	fail "pool: every job counted and timed" "passed $passed, times: $(tr '\n' ';' <"$log/times")"
+time_table 10 | grep -q '^| host | 3 | ' && time_table 10 | grep -q '^| kernel t | 2 | ' && pass "pool: time table sums jobs per group" ||
+	fail "pool: time table sums jobs per group" "$(time_table 10 | tr '\n' ';')"
+
 echo "$ok passed, $bad failed"
 ((bad == 0))
