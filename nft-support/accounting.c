@@ -221,6 +221,8 @@ int acct_bind(struct acct *a, uint64_t id, const char *path)
 {
 	struct acct_path *e = acct_find_path(a, path), *other;
 
+	if (strlen(path) >= ACCT_MAX_PATH_LEN)
+		return -ENAMETOOLONG;
 	if (!e) {
 		e = add_path(a, path);
 		if (!e)
@@ -371,9 +373,11 @@ void acct_bind_added(struct acct *a, const struct idset *have,
 		struct acct_pending *p = &a->pend[i];
 
 		if (idset_has(have, p->id)) {
-			if (acct_bind(a, p->id, p->path))
-				warn("%s: out of memory: %s is not counted",
-				     a->name, p->path);
+			int ret = acct_bind(a, p->id, p->path);
+
+			if (ret)
+				warn("%s: %s: /%s is not counted", a->name,
+				     strerror(-ret), p->path);
 			free(p->path);
 		} else if (idset_has(want, p->id)) {
 			a->pend[k++] = *p;	/* not committed yet */

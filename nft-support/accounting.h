@@ -17,6 +17,11 @@
 
 /* Paths kept per set; past it, the path idle the longest is forgotten. */
 #define ACCT_MAX_PATHS	65536
+/*
+ * A path is shorter: CGTREE_MAX_DEPTH names of at most NAME_MAX bytes and
+ * their separators.  A longer one is not counted.
+ */
+#define ACCT_MAX_PATH_LEN	65536
 
 struct acct_ctr {
 	uint64_t packets, bytes;

@@ -237,6 +237,13 @@ static void save(struct acctd *ad)
 	ret = make_state_dir(ad->state_path);
 	if (!ret)
 		ret = state_save(ad->state_path, &ad->store);
+	if (ret > 0 && !ad->save_limited)
+		warn("accounting state %s: at its limits (%d MiB, %d paths, %d sets): %d paths, those idle the longest, are not saved; after a restart they start from zero",
+		     ad->state_path, STATE_MAX_BYTES >> 20, STATE_MAX_PATHS,
+		     STATE_MAX_SETS, ret);
+	ad->save_limited = ret > 0;
+	if (ret > 0)
+		ret = 0;
 	if (ret && !ad->save_failed)
 		err("accounting state %s: %s; totals are kept in memory and saved again at the next change",
 		    ad->state_path, strerror(-ret));

@@ -28,6 +28,7 @@ struct acctd {
 	double tick_at;			/* absolute (monotonic) deadlines */
 	double save_at;			/* 0: nothing to save */
 	bool save_failed;		/* reported once until it works again */
+	bool save_limited;		/* paths left out: reported once */
 };
 
 /*

@@ -111,13 +111,51 @@ t_acct_badstate() {
 	new_ns accb; acct_table $((LVL + 1))
 	STATE=$TMPD/acct-bad
 	mkdir -p "$STATE" "$ROOT/bsvc"
-	printf 'nft-cgroupd-state 1\nset inet:t:s\np 1 2 3\n' > "$STATE/state"
+	printf 'nft-cgroupd-state 2\nset inet:t:s\np 1 2 3\np 0 5 0 4 116 0 0 1 /kept\n' > "$STATE/state"
 	start_daemon accb --state-dir "$STATE" --stats-interval 0.5 'inet:t:s=bsvc' ||
 		{ fail "acct: starts with a corrupt state file"; return; }
 	assert_log "acct: corrupt state reported with file:line" \
-		"accounting state $STATE/state:3: expected 8 numbers, then the path; set aside as $STATE/state.bad"
+		"accounting state $STATE/state:3: expected 8 numbers, then the path; line dropped, the rest kept"
 	send_n 2 "$ROOT/bsvc"
 	wait_stats_packets /bsvc 2
 	stats_has "acct: counts again after a corrupt state" /bsvc "$(stat -c %i "$ROOT/bsvc")" 2 0
+	stats_has "acct: a bad line costs only that line" /kept - 4 0
+	[ ! -e "$STATE/state.bad" ] && pass "acct: a bad line does not set the file aside" ||
+		fail "acct: a bad line does not set the file aside" "$(ls "$STATE")"
 	stop_daemon
+	printf 'hello\n' > "$STATE/state"
+	start_daemon accb2 --state-dir "$STATE" 'inet:t:s=bsvc'
+	assert_log "acct: a file that is no state file is set aside" \
+		"accounting state $STATE/state:1: not an nft-cgroupd state file (version 1 or 2); set aside as $STATE/state.bad"
+	stop_daemon
+}
+
+# A cgroup name may hold any byte but '/' and newline (a tab, ESC, a
+# backslash): its path is saved and read back, and every total survives.
+t_acct_names() {
+	new_ns accn; acct_table $((LVL + 2))
+	STATE=$TMPD/acct-names
+	local odd=$'a\tb\e[1m\\x09\r' out
+	mkdir -p "$ROOT/nm/plain" "$ROOT/nm/$odd"
+	local args=(--state-dir "$STATE" --stats-interval 3600 'inet:t:s=nm/**')
+	start_daemon accn1 "${args[@]}" || { fail "acct names: daemon started"; return; }
+	assert_set "acct names: set filled" inet:t:s "$ROOT/nm" "$ROOT/nm/plain" "$ROOT/nm/$odd"
+	send_n 2 "$ROOT/nm/plain"; send_n 3 "$ROOT/nm/$odd"
+	stop_daemon
+	start_daemon accn2 "${args[@]}"
+	send_n 1 "$ROOT/nm/plain"
+	stop_daemon
+	# the tab splits --stats' columns: sum the packets of every row
+	out=$(acct_stats inet:t:s)
+	[ "$(awk '$1 == "inet:t:s" {n += $3} END {print n + 0}' <<<"$out")" = 6 ] &&
+		awk '$1 == "inet:t:s" && $6 == "/nm/plain" && $3 == 3 {f = 1} END {exit !f}' <<<"$out" &&
+		[ ! -e "$STATE/state.bad" ] && ! grep -q "set aside\|dropped" "$DLOG" &&
+		pass "acct names: a control byte in a name keeps every total across a restart" ||
+		fail "acct names: a control byte in a name keeps every total across a restart" \
+			"$out $(ls "$STATE"; cat "$DLOG")"
+	# in the file: a backslash doubled, control bytes as \xHH
+	local id=$(stat -c %i "$ROOT/nm/$odd")
+	grep -qxF "p $id $id 0 0 0 3 87 0 /nm/a\\x09b\\x1b[1m\\\\x09\\x0d" "$STATE/state" &&
+		pass "acct names: the odd path is saved escaped, with its own total" ||
+		fail "acct names: the odd path is saved escaped, with its own total" "$(cat -A "$STATE/state")"
 }
