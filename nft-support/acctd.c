@@ -14,6 +14,10 @@
 #include "scan.h"
 #include "statefile.h"
 
+/* Every path of the tree can be counted. */
+_Static_assert(CGTREE_MAX_DEPTH * (NAME_MAX + 1) <= ACCT_MAX_PATH_LEN,
+	       "ACCT_MAX_PATH_LEN below the longest path of the tree");
+
 /* Totals changed: save this soon, not at every commit. */
 #define SAVE_DELAY	1.0
 
@@ -57,13 +61,15 @@ int acctd_attach(struct acctd *ad, struct config *cfg)
 
 void acctd_expect(struct target *t, const struct cgnode *n)
 {
-	char rel[PATH_MAX];
+	char *rel;
 
 	if (!t->acct)
 		return;
-	cgnode_relpath(n, rel, sizeof(rel));
-	if (acct_expect(t->acct, n->id, rel, &t->want))
-		warn("%s: out of memory: /%s is not counted", t->name, rel);
+	rel = cgnode_path(n);
+	if (!rel || acct_expect(t->acct, n->id, rel, &t->want))
+		warn("%s: out of memory: id %llu is not counted", t->name,
+		     (unsigned long long)n->id);
+	free(rel);
 }
 
 void acctd_checked(struct target *t, bool counts)

@@ -36,10 +36,11 @@ static void want_add(struct target *t, const struct cgnode *n)
 	}
 	acctd_expect(t, n);
 	if (log_verbose) {
-		char rel[PATH_MAX];
+		char *rel = cgnode_path(n);
 
-		cgnode_relpath(n, rel, sizeof(rel));
-		dbg("%s: + %llu /%s", t->name, (unsigned long long)n->id, rel);
+		dbg("%s: + %llu /%s", t->name, (unsigned long long)n->id,
+		    rel ? rel : "(out of memory)");
+		free(rel);
 	}
 }
 

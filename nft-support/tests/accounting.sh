@@ -159,3 +159,33 @@ t_acct_names() {
 		pass "acct names: the odd path is saved escaped, with its own total" ||
 		fail "acct names: the odd path is saved escaped, with its own total" "$(cat -A "$STATE/state")"
 }
+
+# A path of 4,096 bytes or more is accounted under its own path, not "/":
+# two cgroups 22 names of 200 bytes below "dp", each its own total.
+t_acct_deep() {
+	new_ns accd; acct_table $((LVL + 24))
+	STATE=$TMPD/acct-deep
+	local n=$(printf 'x%.0s' $(seq 200)) i out
+	mkdir -p "$ROOT/dp"
+	(cd "$ROOT/dp" && for i in $(seq 22); do mkdir "$n" && cd "$n" || exit; done && mkdir a b) ||
+		{ fail "acct deep: 4,400-byte paths made"; return; }
+	# deep_send LEAF COUNT: datagrams from dp/<22 names>/LEAF
+	deep_send() {
+		local k
+		for ((k = 0; k < $2; k++)); do
+			nsx bash -c "cd '$ROOT/dp' && for i in \$(seq 22); do cd '$n' || exit; done &&
+				echo \$\$ > '$1/cgroup.procs' && exec printf x > /dev/udp/127.0.0.1/9" 2>/dev/null
+		done
+	}
+	start_daemon accd --state-dir "$STATE" --stats-interval 3600 'inet:t:s=dp/**' ||
+		{ fail "acct deep: daemon started"; return; }
+	deep_send a 2; deep_send b 3
+	stop_daemon
+	out=$(acct_stats inet:t:s)
+	local want="/dp$(printf "/$n%.0s" $(seq 22))"
+	[ "$(awk -v p="$want/a" '$6 == p {print $3, $5}' <<<"$out")" = "2 0" ] &&
+		[ "$(awk -v p="$want/b" '$6 == p {print $3, $5}' <<<"$out")" = "3 0" ] &&
+		! awk '$6 == "/" {f = 1} END {exit !f}' <<<"$out" &&
+		pass "acct deep: a 4,400-byte path counted under its own path" ||
+		fail "acct deep: a 4,400-byte path counted under its own path" "$(cut -c1-120 <<<"$out")"
+}
