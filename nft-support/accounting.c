@@ -292,6 +292,21 @@ void acct_read_end(struct acct *a)
 			fold(a, &a->p[i]);
 }
 
+size_t acct_depart_absent(struct acct *a, const struct idset *want)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < a->n; i++) {
+		struct acct_path *e = &a->p[i];
+
+		if (e->live_id && !e->seen && !idset_has(want, e->live_id)) {
+			acct_depart(a, e->live_id);
+			n++;
+		}
+	}
+	return n;
+}
+
 int acct_restore(struct acct *a, const struct acct_path *saved)
 {
 	struct acct_path *e;

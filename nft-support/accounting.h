@@ -83,6 +83,13 @@ void acct_read_begin(struct acct *a);
 void acct_observe(struct acct *a, uint64_t id, uint64_t packets,
 		  uint64_t bytes);
 void acct_read_end(struct acct *a);
+/*
+ * After acct_read_end() of a full reading: live ids that were not in it
+ * and are not in @want left the set for good (removed by others, or while
+ * the daemon was stopped, then a firewall reload or a reboot): they depart.
+ * Returns how many.
+ */
+size_t acct_depart_absent(struct acct *a, const struct idset *want);
 
 /*
  * @id of @path is wanted in the set.  Bound later (acct_bind_added), after

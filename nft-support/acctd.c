@@ -98,6 +98,9 @@ static int read_counted(struct nfs *n, struct target *t, struct idset *ids,
 			acct_observe(t->acct, l.v[i].id, l.v[i].packets,
 				     l.v[i].bytes);
 		acct_read_end(t->acct);
+		if (acct_depart_absent(t->acct, &t->want))
+			dbg("%s: ids gone from the set and not wanted: departed",
+			    t->name);
 	}
 	counter_list_free(&l);
 	return ret;

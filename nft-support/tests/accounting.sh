@@ -189,3 +189,24 @@ t_acct_deep() {
 		pass "acct deep: a 4,400-byte path counted under its own path" ||
 		fail "acct deep: a 4,400-byte path counted under its own path" "$(cut -c1-120 <<<"$out")"
 }
+
+# Zombie ids: a cgroup removed while the daemon was stopped, then a firewall
+# reload empties the set; at the next start nobody deletes that id, yet its
+# path must be idle (evictable), with its total kept.
+t_acct_zombie() {
+	new_ns accz; acct_table $((LVL + 2))
+	STATE=$TMPD/acct-zombie
+	mkdir -p "$ROOT/zb/a" "$ROOT/zb/b"
+	local args=(--state-dir "$STATE" --stats-interval 3600 'inet:t:s=zb/*')
+	start_daemon accz1 "${args[@]}" || { fail "acct zombie: daemon started"; return; }
+	assert_set "acct zombie: set filled" inet:t:s "$ROOT/zb/a" "$ROOT/zb/b"
+	send_n 2 "$ROOT/zb/a"; send_n 1 "$ROOT/zb/b"
+	stop_daemon
+	rmdir "$ROOT/zb/a"
+	nsx nft delete table inet t; acct_table $((LVL + 2))	# a firewall reload
+	start_daemon accz2 "${args[@]}"
+	assert_set "acct zombie: refilled after the reload" inet:t:s "$ROOT/zb/b"
+	stop_daemon
+	stats_has "acct zombie: a path whose id left while stopped is idle, its total kept" /zb/a - 2 0
+	stats_has "acct zombie: the live path is live, its reading folded" /zb/b "$(stat -c %i "$ROOT/zb/b")" 1 0
+}

@@ -60,6 +60,29 @@ static void test_restart_sum(void)
 	acct_free(a);
 }
 
+/* A full reading without a live id that is not wanted: it departs. */
+static void test_depart_absent(void)
+{
+	struct acct *a = acct_new("inet:t:s");
+	struct idset want = { 0 };
+
+	acct_bind(a, 50, "gone");
+	acct_observe(a, 50, 2, 58);
+	acct_bind(a, 51, "flushed");
+	acct_bind(a, 52, "here");
+	idset_add(&want, 51);
+	idset_add(&want, 52);
+	acct_read_begin(a);
+	acct_observe(a, 52, 1, 29);
+	acct_read_end(a);
+	check("acct: after a full reading, absent ids not wanted depart",
+	      acct_depart_absent(a, &want) == 1 && !acct_find_id(a, 50) &&
+	      total_is(a, "gone", 2, 58, 0) && acct_find_id(a, 51) &&
+	      acct_find_id(a, 52), NULL);
+	idset_free(&want);
+	acct_free(a);
+}
+
 /* rmdir + mkdir in one burst: the new id is bound after the old's last read. */
 static void test_expect_order(void)
 {
@@ -391,6 +414,7 @@ int main(void)
 		return 1;
 	test_restart_sum();
 	test_expect_order();
+	test_depart_absent();
 	test_bounded_paths();
 	test_roundtrip();
 	test_any_byte();
