@@ -35,6 +35,7 @@ struct acct_path {
 	struct acct_ctr done;	/* of the ids that left the set */
 	struct acct_ctr live;	/* last reading of live_id's element */
 	int64_t idle_since;	/* wall clock seconds; 0 while live */
+	size_t older, newer;	/* idle list (live_id 0): index + 1, 0 none */
 	bool seen;		/* in the reading going on */
 };
 
@@ -52,6 +53,7 @@ struct acct {
 	size_t n, cap;
 	size_t *by_id, *by_path;	/* open addressing: index + 1, 0 empty */
 	size_t hcap;
+	size_t oldest, newest;	/* the idle paths in the order they left */
 	bool counting;		/* the set has per-element counters */
 	bool changed;		/* since the last save */
 	bool warned_full;
@@ -118,5 +120,7 @@ void acct_store_free(struct acct_store *s);
 
 /* Used by the state file: a path with its counts as saved.  -errno or 0. */
 int acct_restore(struct acct *a, const struct acct_path *e);
+/* After the last acct_restore(): order the idle paths by idle_since. */
+int acct_restore_end(struct acct *a);
 
 #endif

@@ -350,6 +350,7 @@ static int read_lines(struct reader *r, FILE *f, struct acct_store *s)
 {
 	char *buf = malloc(STATE_MAX_LINE + 1);
 	const char *why;
+	size_t i;
 	int ret;
 
 	if (!buf)
@@ -370,6 +371,8 @@ static int read_lines(struct reader *r, FILE *f, struct acct_store *s)
 	}
 	if (!ret && r->line == 1)
 		ret = fault(r, "empty file");
+	for (i = 0; !ret && i < s->n; i++)
+		ret = acct_restore_end(s->v[i]);
 	if (!ret && r->dropped > STATE_MAX_WARN)
 		warn("accounting state %s: %lu more bad lines dropped",
 		     r->file, r->dropped - STATE_MAX_WARN);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../accounting.h"
@@ -122,6 +123,52 @@ static void test_bounded_paths(void)
 	check("acct: at most ACCT_MAX_PATHS paths, the idle one forgotten",
 	      a->n == ACCT_MAX_PATHS && acct_find_path(a, "new.scope") &&
 	      acct_find_id(a, ACCT_MAX_PATHS + 1), NULL);
+	acct_free(a);
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Past the cap a new path costs O(1): no scan, no rehash. */
+static void test_full_cost(void)
+{
+	struct acct *a = acct_new("inet:t:s");
+	char p[32], msg[128];
+	size_t idle = 0, k;
+	uint64_t i;
+	double t0, dt;
+
+	for (i = 1; i <= ACCT_MAX_PATHS; i++) {
+		snprintf(p, sizeof(p), "s-%llu.scope", (unsigned long long)i);
+		acct_bind(a, i, p);
+		if (i % 4)
+			acct_depart(a, i);	/* one in four stays live */
+	}
+	t0 = mono();
+	for (i = ACCT_MAX_PATHS + 1; i <= ACCT_MAX_PATHS + 2000; i++) {
+		snprintf(p, sizeof(p), "s-%llu.scope", (unsigned long long)i);
+		acct_bind(a, i, p);
+		acct_depart(a, i);
+	}
+	dt = mono() - t0;
+	for (k = a->oldest; k; k = a->p[k - 1].newer)
+		idle++;
+	snprintf(msg, sizeof(msg), "2,000 new paths in %.1f ms", dt * 1e3);
+	check("acct: full: the idle paths that left first are forgotten",
+	      a->n == ACCT_MAX_PATHS && !acct_find_path(a, "s-1.scope") &&
+	      acct_find_path(a, "s-4.scope") && acct_find_id(a, 4) &&
+	      acct_find_path(a, "s-2667.scope") &&
+	      !acct_find_path(a, "s-2666.scope") &&
+	      acct_find_path(a, "s-67536.scope") &&
+	      idle == ACCT_MAX_PATHS - ACCT_MAX_PATHS / 4, msg);
+	printf("INFO %s\n", msg);
+	check("acct: full: a new path costs O(1) (2,000 in under 200 ms)",
+	      dt < 0.2, msg);
 	acct_free(a);
 }
 
@@ -416,6 +463,7 @@ int main(void)
 	test_expect_order();
 	test_depart_absent();
 	test_bounded_paths();
+	test_full_cost();
 	test_roundtrip();
 	test_any_byte();
 	test_save_limits();
