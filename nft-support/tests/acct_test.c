@@ -309,12 +309,12 @@ static void test_save_limits(void)
 	acct_store_free(&r);
 }
 
-/* A hostile state file: refused as a whole with FILE:LINE and the reason. */
-static void hostile(const char *name, const char *content, size_t len,
-		    const char *want)
+/* Write @content as a state file and load it into @s; @msg for a check. */
+static int load_text(struct acct_store *s, const char *content, size_t len,
+		     const char *want, char *err, size_t errlen, char *msg,
+		     size_t msglen)
 {
-	struct acct_store s = { 0 };
-	char path[256], err[512] = "", msg[1024];
+	char path[256];
 	FILE *f;
 	int ret;
 
@@ -322,9 +322,23 @@ static void hostile(const char *name, const char *content, size_t len,
 	f = fopen(path, "w");
 	fwrite(content, 1, len, f);
 	fclose(f);
-	ret = state_load(path, &s, err, sizeof(err));
-	snprintf(msg, sizeof(msg), "ret %d, message \"%s\", want \"%s\"", ret,
+	*err = '\0';
+	ret = state_load(path, s, err, errlen);
+	snprintf(msg, msglen, "ret %d, message \"%s\", want \"%s\"", ret,
 		 err, want);
+	return ret;
+}
+
+/* A hostile state file: refused as a whole with FILE:LINE and the reason. */
+static void hostile(const char *name, const char *content, size_t len,
+		    const char *want)
+{
+	struct acct_store s = { 0 };
+	char err[512], msg[1024];
+	int ret;
+
+	ret = load_text(&s, content, len, want, err, sizeof(err), msg,
+			sizeof(msg));
 	check(name, ret && strstr(err, want) && !s.n, msg);
 }
 
@@ -341,18 +355,12 @@ static void bad_line(const char *name, const char *content, size_t len,
 		     const char *want, const char *after)
 {
 	struct acct_store s = { 0 };
-	char path[256], err[512] = "", msg[1024];
+	char err[512], msg[1024];
 	struct acct *a;
-	FILE *f;
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/bad", dir);
-	f = fopen(path, "w");
-	fwrite(content, 1, len, f);
-	fclose(f);
-	ret = state_load(path, &s, err, sizeof(err));
-	snprintf(msg, sizeof(msg), "ret %d, message \"%s\", want \"%s\"", ret,
-		 err, want);
+	ret = load_text(&s, content, len, want, err, sizeof(err), msg,
+			sizeof(msg));
 	a = acct_store_find(&s, "inet:t:ok");
 	check(name, !ret && strstr(err, want) && a &&
 	      total_is(a, "ok", 4, 116, 0) &&
