@@ -126,23 +126,85 @@ struct acct_path *acct_find_id(struct acct *a, uint64_t id)
 	return k ? &a->p[k - 1] : NULL;
 }
 
-/* The idle path with the oldest departure, or -1 when every one is live. */
-static ssize_t oldest_idle(const struct acct *a)
-{
-	ssize_t best = -1;
-	size_t i;
+/* --- the idle paths, oldest first: the one to forget is found in O(1) --- */
 
-	for (i = 0; i < a->n; i++)
-		if (!a->p[i].live_id &&
-		    (best < 0 || a->p[i].idle_since < a->p[best].idle_since))
-			best = i;
-	return best;
+static void idle_link(struct acct *a, size_t i)
+{
+	struct acct_path *e = &a->p[i];
+
+	e->older = a->newest;
+	e->newer = 0;
+	if (a->newest)
+		a->p[a->newest - 1].newer = i + 1;
+	else
+		a->oldest = i + 1;
+	a->newest = i + 1;
+}
+
+static void idle_unlink(struct acct *a, size_t i)
+{
+	struct acct_path *e = &a->p[i];
+
+	if (e->older)
+		a->p[e->older - 1].newer = e->newer;
+	else
+		a->oldest = e->newer;
+	if (e->newer)
+		a->p[e->newer - 1].older = e->older;
+	else
+		a->newest = e->older;
+	e->older = e->newer = 0;
+}
+
+/* Empty @slot of @tab and re-place the rest of its cluster. */
+static void unslot(struct acct *a, size_t *tab, size_t *slot)
+{
+	size_t j, k;
+
+	*slot = 0;
+	j = (slot - tab + 1) & (a->hcap - 1);
+	while ((k = tab[j])) {
+		tab[j] = 0;
+		if (tab == a->by_id)
+			*id_slot(a, a->p[k - 1].live_id) = k;
+		else
+			*path_slot(a, a->p[k - 1].path) = k;
+		j = (j + 1) & (a->hcap - 1);
+	}
+}
+
+/* Forget the idle path @i; the last entry takes its place. */
+static void forget(struct acct *a, size_t i)
+{
+	size_t last = a->n - 1;
+	struct acct_path *m;
+
+	idle_unlink(a, i);
+	unslot(a, a->by_path, path_slot(a, a->p[i].path));
+	free(a->p[i].path);
+	if (i != last) {
+		m = &a->p[last];
+		*path_slot(a, m->path) = i + 1;
+		if (m->live_id)
+			*id_slot(a, m->live_id) = i + 1;
+		if (!m->live_id) {
+			if (m->older)
+				a->p[m->older - 1].newer = i + 1;
+			else
+				a->oldest = i + 1;
+			if (m->newer)
+				a->p[m->newer - 1].older = i + 1;
+			else
+				a->newest = i + 1;
+		}
+		a->p[i] = *m;
+	}
+	a->n--;
 }
 
 /* Make room for one more path: grow, or forget the longest idle one. */
 static int make_room(struct acct *a)
 {
-	ssize_t old;
 	size_t cap;
 
 	if (a->n < ACCT_MAX_PATHS) {
@@ -158,16 +220,14 @@ static int make_room(struct acct *a)
 		}
 		return 0;
 	}
-	old = oldest_idle(a);
-	if (old < 0)
+	if (!a->oldest)
 		return -ENOSPC;
 	if (!a->warned_full)
 		warn("%s: more than %d paths counted: forgetting those idle the longest, first %s",
-		     a->name, ACCT_MAX_PATHS, a->p[old].path);
+		     a->name, ACCT_MAX_PATHS, a->p[a->oldest - 1].path);
 	a->warned_full = true;
-	free(a->p[old].path);
-	a->p[old] = a->p[--a->n];
-	return reindex(a, a->hcap);
+	forget(a, a->oldest - 1);
+	return 0;
 }
 
 static struct acct_path *add_path(struct acct *a, const char *path)
@@ -188,24 +248,15 @@ static struct acct_path *add_path(struct acct *a, const char *path)
 	e->path = copy;
 	e->idle_since = time(NULL);
 	*path_slot(a, copy) = a->n;
+	idle_link(a, a->n - 1);
 	return e;
 }
 
 static void unmap_id(struct acct *a, struct acct_path *e)
 {
-	size_t *slot, j, k;
-
 	if (!e->live_id)
 		return;
-	slot = id_slot(a, e->live_id);
-	*slot = 0;
-	/* linear probing: re-place the rest of the cluster */
-	j = (slot - a->by_id + 1) & (a->hcap - 1);
-	while ((k = a->by_id[j])) {
-		a->by_id[j] = 0;
-		*id_slot(a, a->p[k - 1].live_id) = k;
-		j = (j + 1) & (a->hcap - 1);
-	}
+	unslot(a, a->by_id, id_slot(a, e->live_id));
 	e->live_id = 0;
 }
 
@@ -221,6 +272,8 @@ int acct_bind(struct acct *a, uint64_t id, const char *path)
 {
 	struct acct_path *e = acct_find_path(a, path), *other;
 
+	if (strlen(path) >= ACCT_MAX_PATH_LEN)
+		return -ENAMETOOLONG;
 	if (!e) {
 		e = add_path(a, path);
 		if (!e)
@@ -234,6 +287,8 @@ int acct_bind(struct acct *a, uint64_t id, const char *path)
 	if (e->live_id) {
 		fold(a, e);
 		unmap_id(a, e);
+	} else {
+		idle_unlink(a, e - a->p);
 	}
 	if (e->last_id && e->last_id != id)
 		e->restarts++;
@@ -254,6 +309,7 @@ void acct_depart(struct acct *a, uint64_t id)
 	fold(a, e);
 	unmap_id(a, e);
 	e->idle_since = time(NULL);
+	idle_link(a, e - a->p);
 }
 
 void acct_read_begin(struct acct *a)
@@ -290,6 +346,21 @@ void acct_read_end(struct acct *a)
 			fold(a, &a->p[i]);
 }
 
+size_t acct_depart_absent(struct acct *a, const struct idset *want)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < a->n; i++) {
+		struct acct_path *e = &a->p[i];
+
+		if (e->live_id && !e->seen && !idset_has(want, e->live_id)) {
+			acct_depart(a, e->live_id);
+			n++;
+		}
+	}
+	return n;
+}
+
 int acct_restore(struct acct *a, const struct acct_path *saved)
 {
 	struct acct_path *e;
@@ -307,8 +378,40 @@ int acct_restore(struct acct *a, const struct acct_path *saved)
 	e->done = saved->done;
 	e->live = saved->live;
 	e->idle_since = saved->idle_since;
-	if (e->live_id)
+	if (e->live_id) {
+		idle_unlink(a, e - a->p);
 		*id_slot(a, e->live_id) = e - a->p + 1;
+	}
+	return 0;
+}
+
+static const struct acct *sort_acct;
+
+static int by_idle_since(const void *x, const void *y)
+{
+	int64_t p = sort_acct->p[*(const size_t *)x].idle_since;
+	int64_t q = sort_acct->p[*(const size_t *)y].idle_since;
+
+	return (p > q) - (p < q);
+}
+
+int acct_restore_end(struct acct *a)
+{
+	size_t *v, n = 0, i;
+
+	if (!a->oldest)
+		return 0;
+	v = malloc(a->n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = a->oldest; i; i = a->p[i - 1].newer)
+		v[n++] = i - 1;
+	sort_acct = a;
+	qsort(v, n, sizeof(*v), by_idle_since);
+	a->oldest = a->newest = 0;
+	for (i = 0; i < n; i++)
+		idle_link(a, v[i]);
+	free(v);
 	return 0;
 }
 
@@ -371,9 +474,11 @@ void acct_bind_added(struct acct *a, const struct idset *have,
 		struct acct_pending *p = &a->pend[i];
 
 		if (idset_has(have, p->id)) {
-			if (acct_bind(a, p->id, p->path))
-				warn("%s: out of memory: %s is not counted",
-				     a->name, p->path);
+			int ret = acct_bind(a, p->id, p->path);
+
+			if (ret)
+				warn("%s: %s: /%s is not counted", a->name,
+				     strerror(-ret), p->path);
 			free(p->path);
 		} else if (idset_has(want, p->id)) {
 			a->pend[k++] = *p;	/* not committed yet */

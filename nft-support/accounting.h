@@ -17,6 +17,11 @@
 
 /* Paths kept per set; past it, the path idle the longest is forgotten. */
 #define ACCT_MAX_PATHS	65536
+/*
+ * A path is shorter: CGTREE_MAX_DEPTH names of at most NAME_MAX bytes and
+ * their separators.  A longer one is not counted.
+ */
+#define ACCT_MAX_PATH_LEN	65536
 
 struct acct_ctr {
 	uint64_t packets, bytes;
@@ -30,6 +35,7 @@ struct acct_path {
 	struct acct_ctr done;	/* of the ids that left the set */
 	struct acct_ctr live;	/* last reading of live_id's element */
 	int64_t idle_since;	/* wall clock seconds; 0 while live */
+	size_t older, newer;	/* idle list (live_id 0): index + 1, 0 none */
 	bool seen;		/* in the reading going on */
 };
 
@@ -47,6 +53,7 @@ struct acct {
 	size_t n, cap;
 	size_t *by_id, *by_path;	/* open addressing: index + 1, 0 empty */
 	size_t hcap;
+	size_t oldest, newest;	/* the idle paths in the order they left */
 	bool counting;		/* the set has per-element counters */
 	bool changed;		/* since the last save */
 	bool warned_full;
@@ -78,6 +85,13 @@ void acct_read_begin(struct acct *a);
 void acct_observe(struct acct *a, uint64_t id, uint64_t packets,
 		  uint64_t bytes);
 void acct_read_end(struct acct *a);
+/*
+ * After acct_read_end() of a full reading: live ids that were not in it
+ * and are not in @want left the set for good (removed by others, or while
+ * the daemon was stopped, then a firewall reload or a reboot): they depart.
+ * Returns how many.
+ */
+size_t acct_depart_absent(struct acct *a, const struct idset *want);
 
 /*
  * @id of @path is wanted in the set.  Bound later (acct_bind_added), after
@@ -106,5 +120,7 @@ void acct_store_free(struct acct_store *s);
 
 /* Used by the state file: a path with its counts as saved.  -errno or 0. */
 int acct_restore(struct acct *a, const struct acct_path *e);
+/* After the last acct_restore(): order the idle paths by idle_since. */
+int acct_restore_end(struct acct *a);
 
 #endif

@@ -14,6 +14,10 @@
 #include "scan.h"
 #include "statefile.h"
 
+/* Every path of the tree can be counted. */
+_Static_assert(CGTREE_MAX_DEPTH * (NAME_MAX + 1) <= ACCT_MAX_PATH_LEN,
+	       "ACCT_MAX_PATH_LEN below the longest path of the tree");
+
 /* Totals changed: save this soon, not at every commit. */
 #define SAVE_DELAY	1.0
 
@@ -57,13 +61,15 @@ int acctd_attach(struct acctd *ad, struct config *cfg)
 
 void acctd_expect(struct target *t, const struct cgnode *n)
 {
-	char rel[PATH_MAX];
+	char *rel;
 
 	if (!t->acct)
 		return;
-	cgnode_relpath(n, rel, sizeof(rel));
-	if (acct_expect(t->acct, n->id, rel, &t->want))
-		warn("%s: out of memory: /%s is not counted", t->name, rel);
+	rel = cgnode_path(n);
+	if (!rel || acct_expect(t->acct, n->id, rel, &t->want))
+		warn("%s: out of memory: id %llu is not counted", t->name,
+		     (unsigned long long)n->id);
+	free(rel);
 }
 
 void acctd_checked(struct target *t, bool counts)
@@ -92,6 +98,9 @@ static int read_counted(struct nfs *n, struct target *t, struct idset *ids,
 			acct_observe(t->acct, l.v[i].id, l.v[i].packets,
 				     l.v[i].bytes);
 		acct_read_end(t->acct);
+		if (acct_depart_absent(t->acct, &t->want))
+			dbg("%s: ids gone from the set and not wanted: departed",
+			    t->name);
 	}
 	counter_list_free(&l);
 	return ret;
@@ -237,6 +246,13 @@ static void save(struct acctd *ad)
 	ret = make_state_dir(ad->state_path);
 	if (!ret)
 		ret = state_save(ad->state_path, &ad->store);
+	if (ret > 0 && !ad->save_limited)
+		warn("accounting state %s: at its limits (%d MiB, %d paths, %d sets): %d paths, those idle the longest, are not saved; after a restart they start from zero",
+		     ad->state_path, STATE_MAX_BYTES >> 20, STATE_MAX_PATHS,
+		     STATE_MAX_SETS, ret);
+	ad->save_limited = ret > 0;
+	if (ret > 0)
+		ret = 0;
 	if (ret && !ad->save_failed)
 		err("accounting state %s: %s; totals are kept in memory and saved again at the next change",
 		    ad->state_path, strerror(-ret));

@@ -28,11 +28,13 @@ struct acctd {
 	double tick_at;			/* absolute (monotonic) deadlines */
 	double save_at;			/* 0: nothing to save */
 	bool save_failed;		/* reported once until it works again */
+	bool save_limited;		/* paths left out: reported once */
 };
 
 /*
  * Load the state from @state_dir (NULL: not kept).  A missing file starts
- * empty; a broken one is reported, set aside as state.bad and replaced.
+ * empty; bad lines are reported and dropped; a file that is no state file
+ * is reported, set aside as state.bad and replaced.
  */
 void acctd_init(struct acctd *ad, const char *state_dir,
 		const char *metrics_path, double interval, double tnow);

@@ -30,13 +30,11 @@ static void note_path(void *ctx, const struct cgnode *n)
 {
 	struct paths *p = ctx;
 	const uint64_t *hit;
-	char rel[PATH_MAX];
 
 	hit = bsearch(&n->id, p->ids, p->n, sizeof(*p->ids), cmp_u64);
 	if (!hit)
 		return;
-	cgnode_relpath(n, rel, sizeof(rel));
-	p->path[hit - p->ids] = strdup(rel);
+	p->path[hit - p->ids] = cgnode_path(n);
 }
 
 static void print_ids(struct daemon *d, char sign, uint64_t *ids, size_t n)

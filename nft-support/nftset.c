@@ -414,11 +414,13 @@ static void probe_destroy(struct nfs *n)
 
 int nfs_commit(struct nfs *n, int family, const char *table, const char *set,
 	       const uint64_t *add, size_t nadd, const uint64_t *del,
-	       size_t ndel, bool *del_missing, char *err, size_t errlen)
+	       size_t ndel, bool *del_missing, char *err, size_t errlen,
+	       struct nfs_done *done)
 {
 	size_t a = 0, d = 0, ka, kd, max = n->ids_per_batch;
 	int ret;
 
+	*done = (struct nfs_done){ 0 };
 	if (ndel && !n->probed)
 		probe_destroy(n);
 
@@ -435,6 +437,7 @@ int nfs_commit(struct nfs *n, int family, const char *table, const char *set,
 			return ret;
 		a += ka;
 		d += kd;
+		*done = (struct nfs_done){ a, d };
 	} while (a < nadd || d < ndel);
 	return 0;
 }

@@ -86,16 +86,23 @@ int nfs_read_elems(struct nfs *n, int family, const char *table,
 		   const char *set, nfs_elem_cb fn, nfs_restart_cb restart,
 		   void *ctx, char *err, size_t errlen);
 uint64_t nfs_elem_id(struct nftnl_set_elem *e);
+/* How many of the ids to add and to delete were committed. */
+struct nfs_done {
+	size_t nadd, ndel;
+};
+
 /*
  * Add @add and delete @del: one transaction (all or nothing), or several
- * when they do not fit in the send buffer.
+ * when they do not fit in the send buffer; @done says how far it came, the
+ * first @done->nadd adds and @done->ndel deletes are in effect.
  * Adds of present ids and deletes of absent ones are no errors; with a
  * kernel that lacks NFT_MSG_DESTROYSETELEM a delete of an absent id fails
  * the transaction with -ENOENT and @del_missing set: re-read, then retry.
  */
 int nfs_commit(struct nfs *n, int family, const char *table, const char *set,
 	       const uint64_t *add, size_t nadd, const uint64_t *del,
-	       size_t ndel, bool *del_missing, char *err, size_t errlen);
+	       size_t ndel, bool *del_missing, char *err, size_t errlen,
+	       struct nfs_done *done);
 
 /*
  * The levels N of the rules in TABLE that do `socket cgroupv2 level N`

@@ -36,10 +36,11 @@ static void want_add(struct target *t, const struct cgnode *n)
 	}
 	acctd_expect(t, n);
 	if (log_verbose) {
-		char rel[PATH_MAX];
+		char *rel = cgnode_path(n);
 
-		cgnode_relpath(n, rel, sizeof(rel));
-		dbg("%s: + %llu /%s", t->name, (unsigned long long)n->id, rel);
+		dbg("%s: + %llu /%s", t->name, (unsigned long long)n->id,
+		    rel ? rel : "(out of memory)");
+		free(rel);
 	}
 }
 
@@ -327,12 +328,14 @@ static void target_committed(struct target *t, const struct idlist *add,
  * our view was stale (a delete of an id someone else removed) re-reads.
  */
 static int target_try(struct daemon *d, struct target *t, struct idlist *add,
-		      struct idlist *del, char *msg, size_t msglen)
+		      struct idlist *del, struct nfs_done *done, char *msg,
+		      size_t msglen)
 {
 	bool missing = false;
 	int tries, ret = 0;
 
 	for (tries = 0; tries < 3; tries++) {
+		*done = (struct nfs_done){ 0 };
 		ret = target_check(d, t, msg, msglen);
 		if (!ret)
 			ret = target_diff(d, t, add, del, msg, msglen);
@@ -341,7 +344,8 @@ static int target_try(struct daemon *d, struct target *t, struct idlist *add,
 		if (!t->full)	/* a full read just took the counters */
 			acctd_before_delete(&d->nfs, t, del->v, del->n);
 		ret = nfs_commit(&d->nfs, t->family, t->table, t->set, add->v,
-				 add->n, del->v, del->n, &missing, msg, msglen);
+				 add->n, del->v, del->n, &missing, msg, msglen,
+				 done);
 		if (!ret || !missing)
 			return ret;
 		idlist_free(add);
@@ -351,10 +355,32 @@ static int target_try(struct daemon *d, struct target *t, struct idlist *add,
 	return ret;
 }
 
+/*
+ * A commit of several transactions failed after the first: what they did
+ * holds, and the ids they deleted have left (the set is read in full at
+ * the retry).
+ */
+static void target_partial(struct daemon *d, struct target *t,
+			   const struct idlist *add, const struct idlist *del,
+			   const struct nfs_done *done)
+{
+	size_t i;
+
+	if (!done->nadd && !done->ndel)
+		return;
+	for (i = 0; i < done->nadd; i++)
+		if (idset_add(&t->have, add->v[i]) < 0)
+			break;	/* t->full is set: re-read anyway */
+	for (i = 0; i < done->ndel; i++)
+		idset_del(&t->have, del->v[i]);
+	acctd_committed(&d->acct, t, del->v, done->ndel, now());
+}
+
 /* Bring one set in line.  0 on success (or nothing to do), -1 on failure. */
 static int target_sync(struct daemon *d, struct target *t, bool force)
 {
 	struct idlist add = { 0 }, del = { 0 };
+	struct nfs_done done;
 	char msg[512];
 	int ret;
 
@@ -362,13 +388,14 @@ static int target_sync(struct daemon *d, struct target *t, bool force)
 		return -1;
 	if (!t->full && !t->dirty.used)
 		return 0;
-	ret = target_try(d, t, &add, &del, msg, sizeof(msg));
-	if (ret)
+	ret = target_try(d, t, &add, &del, &done, msg, sizeof(msg));
+	if (ret) {
 		target_fail(d, t, msg, ret);
-	else
+		target_partial(d, t, &add, &del, &done);
+	} else {
 		target_committed(t, &add, &del);
-	if (!ret)
 		acctd_committed(&d->acct, t, del.v, del.n, now());
+	}
 	idlist_free(&add);
 	idlist_free(&del);
 	return ret ? -1 : 0;

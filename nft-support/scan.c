@@ -148,6 +148,20 @@ void cgnode_relpath(const struct cgnode *n, char *buf, size_t size)
 	}
 }
 
+char *cgnode_path(const struct cgnode *n)
+{
+	const struct cgnode *p;
+	size_t len = 1;
+	char *b;
+
+	for (p = n; p->depth; p = p->parent)
+		len += p->namelen + 1;
+	b = malloc(len);
+	if (b)
+		cgnode_relpath(n, b, len);
+	return b;
+}
+
 /*
  * The path of @n below the root ("." for the root), plus "/@name" when
  * @name is given, in the tree's one heap buffer; NULL when out of memory.

@@ -80,7 +80,12 @@ void cgtree_foreach(struct cgtree *t,
 		    void (*fn)(void *ctx, const struct cgnode *n), void *ctx);
 /* Does the valid pattern @pat match the path of @n exactly? */
 bool cgnode_match(const struct cg2_prog *prog, const struct cgnode *n);
-/* The path of @n relative to the root ("" for the root), into @buf. */
+/*
+ * The path of @n relative to the root ("" for the root), into @buf; "" when
+ * it does not fit.  Paths have no length limit: prefer cgnode_path().
+ */
 void cgnode_relpath(const struct cgnode *n, char *buf, size_t size);
+/* The same on the heap, whatever its length (free it); NULL without memory. */
+char *cgnode_path(const struct cgnode *n);
 
 #endif

@@ -9,41 +9,162 @@
 #include <unistd.h>
 
 #include "atomicfile.h"
+#include "log.h"
 #include "statefile.h"
 
-#define STATE_MAGIC	"nft-cgroupd-state 1"
+#define STATE_MAGIC_V1	"nft-cgroupd-state 1"	/* names raw */
+#define STATE_MAGIC	"nft-cgroupd-state 2"	/* names escaped */
+/* Bad lines reported one by one; past this, counted. */
+#define STATE_MAX_WARN	10
 
-static int put_set(FILE *f, const struct acct *a)
+/* --- writing --- */
+
+static bool needs_escape(unsigned char c)
 {
-	size_t i;
+	return c < 0x20 || c == 0x7f || c == '\\';
+}
 
-	fprintf(f, "set %s\n", a->name);
-	for (i = 0; i < a->n; i++) {
-		const struct acct_path *e = &a->p[i];
+/* The length of @s once escaped. */
+static size_t escaped_len(const char *s)
+{
+	size_t len = 0;
 
-		fprintf(f, "p %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-			" %" PRIu64 " %" PRIu64 " %" PRIu64 " %lld /%s\n",
-			e->live_id, e->last_id, e->restarts, e->done.packets,
-			e->done.bytes, e->live.packets, e->live.bytes,
-			(long long)e->idle_since, e->path);
+	for (; *s; s++)
+		len += needs_escape(*s) ? (*s == '\\' ? 2 : 4) : 1;
+	return len;
+}
+
+static void put_escaped(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (needs_escape(*s))
+			fprintf(f, "\\x%02x", (unsigned char)*s);
+		else
+			fputc(*s, f);
 	}
+}
+
+/* One path to save: where it is, and what it costs. */
+struct saved {
+	size_t set, idx;
+	int64_t idle_since;	/* 0 while live */
+	size_t len;		/* its line, newline included */
+};
+
+/* What fits within the limits, in the order of the store. */
+struct plan {
+	const struct acct_store *s;
+	size_t nsets;		/* the first nsets sets are saved */
+	struct saved *v;
+	size_t n;
+	size_t left_out;
+};
+
+static const char *path_fmt = "p %" PRIu64 " %" PRIu64 " %" PRIu64 " %"
+	PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %lld /";
+
+static size_t line_len(const struct acct_path *e)
+{
+	return snprintf(NULL, 0, path_fmt, e->live_id, e->last_id,
+			e->restarts, e->done.packets, e->done.bytes,
+			e->live.packets, e->live.bytes,
+			(long long)e->idle_since) + escaped_len(e->path) + 1;
+}
+
+/* Live paths first, then the idle ones, the most recent first. */
+static int by_worth(const void *a, const void *b)
+{
+	const struct saved *x = a, *y = b;
+
+	if (!x->idle_since != !y->idle_since)
+		return x->idle_since ? 1 : -1;
+	return (x->idle_since < y->idle_since) - (x->idle_since > y->idle_since);
+}
+
+static int by_place(const void *a, const void *b)
+{
+	const struct saved *x = a, *y = b;
+
+	if (x->set != y->set)
+		return x->set < y->set ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static int make_plan(struct plan *p, const struct acct_store *s)
+{
+	size_t i, j, all = 0, bytes = sizeof(STATE_MAGIC), keep;
+
+	p->s = s;
+	p->nsets = s->n < STATE_MAX_SETS ? s->n : STATE_MAX_SETS;
+	for (i = 0; i < s->n; i++)
+		all += s->v[i]->n;
+	p->v = malloc((all ? all : 1) * sizeof(*p->v));
+	if (!p->v)
+		return -ENOMEM;
+	p->n = 0;
+	for (i = 0; i < p->nsets; i++) {
+		const struct acct *a = s->v[i];
+
+		bytes += 5 + escaped_len(a->name);
+		for (j = 0; j < a->n; j++) {
+			if (strlen(a->p[j].path) >= ACCT_MAX_PATH_LEN)
+				continue;	/* never bound: cannot be */
+			p->v[p->n] = (struct saved){ i, j, a->p[j].idle_since,
+						     line_len(&a->p[j]) };
+			bytes += p->v[p->n++].len;
+		}
+	}
+	keep = p->n;
+	if (keep > STATE_MAX_PATHS || bytes > STATE_MAX_BYTES) {
+		qsort(p->v, p->n, sizeof(*p->v), by_worth);
+		for (keep = p->n; keep > STATE_MAX_PATHS ||
+		     bytes > STATE_MAX_BYTES; keep--)
+			bytes -= p->v[keep - 1].len;
+		qsort(p->v, keep, sizeof(*p->v), by_place);
+	}
+	p->left_out = all - keep;
+	p->n = keep;
 	return 0;
+}
+
+static void put_path(FILE *f, const struct acct_path *e)
+{
+	fprintf(f, path_fmt, e->live_id, e->last_id, e->restarts,
+		e->done.packets, e->done.bytes, e->live.packets, e->live.bytes,
+		(long long)e->idle_since);
+	put_escaped(f, e->path);
+	fputc('\n', f);
 }
 
 static int fill_state(FILE *f, void *ctx)
 {
-	const struct acct_store *s = ctx;
-	size_t i;
+	const struct plan *p = ctx;
+	size_t i, k = 0;
 
 	fprintf(f, "%s\n", STATE_MAGIC);
-	for (i = 0; i < s->n; i++)
-		put_set(f, s->v[i]);
+	for (i = 0; i < p->nsets; i++) {
+		fputs("set ", f);
+		put_escaped(f, p->s->v[i]->name);
+		fputc('\n', f);
+		for (; k < p->n && p->v[k].set == i; k++)
+			put_path(f, &p->s->v[i]->p[p->v[k].idx]);
+	}
 	return 0;
 }
 
 int state_save(const char *path, const struct acct_store *s)
 {
-	return atomic_write(path, 0600, fill_state, (void *)s);
+	struct plan p;
+	int ret;
+
+	ret = make_plan(&p, s);
+	if (ret)
+		return ret;
+	ret = atomic_write(path, 0600, fill_state, &p);
+	free(p.v);
+	return ret ? ret : (int)(p.left_out < INT32_MAX ? p.left_out : INT32_MAX);
 }
 
 /* --- reading --- */
@@ -53,14 +174,29 @@ struct reader {
 	unsigned long line;
 	char *err;
 	size_t errlen;
+	bool escaped;		/* version 2 */
 	struct acct *cur;	/* the set the "p" lines belong to */
 	size_t paths;		/* read so far, in every set */
+	unsigned long dropped;
 };
 
+/* The file is not a state file: refused as a whole. */
 static int fault(struct reader *r, const char *why)
 {
 	snprintf(r->err, r->errlen, "%s:%lu: %s", r->file, r->line, why);
 	return -EINVAL;
+}
+
+/* A bad line: dropped, reported; the rest of the file is read. */
+static int bad_line(struct reader *r, const char *why)
+{
+	if (!r->dropped++)
+		snprintf(r->err, r->errlen, "%s:%lu: %s", r->file, r->line,
+			 why);
+	if (r->dropped <= STATE_MAX_WARN)
+		warn("accounting state %s:%lu: %s; line dropped, the rest kept",
+		     r->file, r->line, why);
+	return 0;
 }
 
 /* A decimal number without sign, of at most 20 digits, then one space. */
@@ -84,23 +220,54 @@ static int take_u64(char **s, uint64_t *out)
 	return 0;
 }
 
-/* Printable bytes only: the file is line-based and paths come back out. */
-static bool clean_text(const char *s)
+static int hexval(char c)
 {
-	for (; *s; s++)
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/*
+ * A name as written: escaped (version 2) without raw control bytes, or raw
+ * (version 1); decoded in place.  false when malformed.
+ */
+static bool take_name(const struct reader *r, char *s)
+{
+	char *o = s;
+	int hi, lo;
+
+	if (!r->escaped)
+		return true;
+	for (; *s; s++) {
 		if ((unsigned char)*s < 0x20 || *s == 0x7f)
 			return false;
+		if (*s != '\\') {
+			*o++ = *s;
+		} else if (s[1] == '\\') {
+			*o++ = *++s;
+		} else {
+			if (s[1] != 'x' || (hi = hexval(s[2])) < 0 ||
+			    (lo = hexval(s[3])) < 0 || !(hi | lo))
+				return false;
+			*o++ = hi << 4 | lo;
+			s += 3;
+		}
+	}
+	*o = '\0';
 	return true;
 }
 
 static int parse_set(struct reader *r, struct acct_store *s, char *name)
 {
-	if (!*name || strlen(name) >= 3 * 256 || !clean_text(name))
-		return fault(r, "bad set name");
+	r->cur = NULL;	/* its paths go with a bad set line */
+	if (!take_name(r, name) || !*name || strlen(name) >= STATE_MAX_SET_NAME)
+		return bad_line(r, "bad set name");
 	if (acct_store_find(s, name))
-		return fault(r, "set listed twice");
+		return bad_line(r, "set listed twice");
 	if (s->n >= STATE_MAX_SETS)
-		return fault(r, "too many sets");
+		return bad_line(r, "too many sets");
 	r->cur = acct_store_get(s, name);
 	return r->cur ? 0 : -ENOMEM;
 }
@@ -113,14 +280,14 @@ static int parse_path(struct reader *r, char *p)
 	int ret;
 
 	if (!r->cur)
-		return fault(r, "path before any \"set\" line");
+		return bad_line(r, "path without a valid \"set\" line before it");
 	for (i = 0; i < 8; i++)
 		if (take_u64(&p, &v[i]))
-			return fault(r, "expected 8 numbers, then the path");
-	if (*p != '/' || strlen(p) >= 4096 || !clean_text(p))
-		return fault(r, "bad path (must start with /, printable, below 4096 bytes)");
+			return bad_line(r, "expected 8 numbers, then the path");
+	if (*p != '/' || !take_name(r, p) || strlen(p) > ACCT_MAX_PATH_LEN)
+		return bad_line(r, "bad path (must start with /, escaped, not too long)");
 	if (v[7] > INT64_MAX || (v[0] && v[0] != v[1]))
-		return fault(r, "inconsistent numbers");
+		return bad_line(r, "inconsistent numbers");
 	e.path = p + 1;
 	e.live_id = v[0];
 	e.last_id = v[1];
@@ -128,68 +295,87 @@ static int parse_path(struct reader *r, char *p)
 	e.done = (struct acct_ctr){ v[3], v[4] };
 	e.live = (struct acct_ctr){ v[5], v[6] };
 	e.idle_since = (int64_t)v[7];
-	if (r->cur->n >= ACCT_MAX_PATHS || ++r->paths > STATE_MAX_PATHS)
-		return fault(r, "too many paths");
+	if (r->cur->n >= ACCT_MAX_PATHS || r->paths >= STATE_MAX_PATHS)
+		return bad_line(r, "too many paths");
 	ret = acct_restore(r->cur, &e);
 	if (ret == -EEXIST)
-		return fault(r, "path or live id listed twice");
+		return bad_line(r, "path or live id listed twice");
+	r->paths += !ret;
 	return ret;
 }
 
 static int parse_line(struct reader *r, struct acct_store *s, char *l)
 {
-	if (r->line == 1)
-		return strcmp(l, STATE_MAGIC) ?
-		       fault(r, "not an nft-cgroupd state file (version 1)") : 0;
+	if (r->line == 1) {
+		r->escaped = !strcmp(l, STATE_MAGIC);
+		return r->escaped || !strcmp(l, STATE_MAGIC_V1) ? 0 :
+		       fault(r, "not an nft-cgroupd state file (version 1 or 2)");
+	}
 	if (!strncmp(l, "set ", 4))
 		return parse_set(r, s, l + 4);
 	if (!strncmp(l, "p ", 2))
 		return parse_path(r, l + 2);
-	return fault(r, "unknown line");
+	return bad_line(r, "unknown line");
 }
 
 /*
  * One line into @buf (STATE_MAX_LINE + 1 bytes), without its newline.
- * 1 for a line, 0 at the end, or -errno with the fault reported.
+ * 1 for a line, 2 for a bad one (@why says why), 0 at the end, or -EIO.
  */
-static int get_line(struct reader *r, FILE *f, char *buf)
+static int get_line(FILE *f, char *buf, const char **why)
 {
 	size_t len = 0;
 	int c;
 
+	*why = NULL;
 	while ((c = getc_unlocked(f)) != EOF && c != '\n') {
 		if (!c)
-			return fault(r, "NUL byte");
-		if (len == STATE_MAX_LINE)
-			return fault(r, "line too long");
-		buf[len++] = c;
+			*why = "NUL byte";
+		else if (len == STATE_MAX_LINE)
+			*why = *why ? *why : "line too long";
+		else
+			buf[len++] = c;
 	}
 	buf[len] = '\0';
-	if (c == EOF && !len)
-		return ferror(f) ? -EIO : 0;
-	if (c == EOF)
-		return fault(r, "truncated (no newline at the end)");
-	return 1;
+	if (c == EOF && ferror(f))
+		return -EIO;
+	if (c == EOF && !len && !*why)
+		return 0;
+	if (c == EOF && !*why)
+		*why = "truncated (no newline at the end)";
+	return *why ? 2 : 1;
 }
 
 static int read_lines(struct reader *r, FILE *f, struct acct_store *s)
 {
 	char *buf = malloc(STATE_MAX_LINE + 1);
+	const char *why;
+	size_t i;
 	int ret;
 
 	if (!buf)
 		return -ENOMEM;
 	for (;;) {
 		r->line++;
-		ret = get_line(r, f, buf);
-		if (ret <= 0)
+		ret = get_line(f, buf, &why);
+		if (ret == 2 && r->line == 1)
+			ret = fault(r, why);
+		else if (ret == 2)
+			ret = bad_line(r, why);
+		else if (ret == 1)
+			ret = parse_line(r, s, buf);
+		else
 			break;
-		ret = parse_line(r, s, buf);
 		if (ret)
 			break;
 	}
 	if (!ret && r->line == 1)
 		ret = fault(r, "empty file");
+	for (i = 0; !ret && i < s->n; i++)
+		ret = acct_restore_end(s->v[i]);
+	if (!ret && r->dropped > STATE_MAX_WARN)
+		warn("accounting state %s: %lu more bad lines dropped",
+		     r->file, r->dropped - STATE_MAX_WARN);
 	free(buf);
 	return ret;
 }
@@ -202,6 +388,7 @@ int state_load(const char *path, struct acct_store *s, char *err,
 	FILE *f;
 	int fd, ret;
 
+	*err = '\0';
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		ret = -errno;

@@ -111,13 +111,102 @@ t_acct_badstate() {
 	new_ns accb; acct_table $((LVL + 1))
 	STATE=$TMPD/acct-bad
 	mkdir -p "$STATE" "$ROOT/bsvc"
-	printf 'nft-cgroupd-state 1\nset inet:t:s\np 1 2 3\n' > "$STATE/state"
+	printf 'nft-cgroupd-state 2\nset inet:t:s\np 1 2 3\np 0 5 0 4 116 0 0 1 /kept\n' > "$STATE/state"
 	start_daemon accb --state-dir "$STATE" --stats-interval 0.5 'inet:t:s=bsvc' ||
 		{ fail "acct: starts with a corrupt state file"; return; }
 	assert_log "acct: corrupt state reported with file:line" \
-		"accounting state $STATE/state:3: expected 8 numbers, then the path; set aside as $STATE/state.bad"
+		"accounting state $STATE/state:3: expected 8 numbers, then the path; line dropped, the rest kept"
 	send_n 2 "$ROOT/bsvc"
 	wait_stats_packets /bsvc 2
 	stats_has "acct: counts again after a corrupt state" /bsvc "$(stat -c %i "$ROOT/bsvc")" 2 0
+	stats_has "acct: a bad line costs only that line" /kept - 4 0
+	[ ! -e "$STATE/state.bad" ] && pass "acct: a bad line does not set the file aside" ||
+		fail "acct: a bad line does not set the file aside" "$(ls "$STATE")"
 	stop_daemon
+	printf 'hello\n' > "$STATE/state"
+	start_daemon accb2 --state-dir "$STATE" 'inet:t:s=bsvc'
+	assert_log "acct: a file that is no state file is set aside" \
+		"accounting state $STATE/state:1: not an nft-cgroupd state file (version 1 or 2); set aside as $STATE/state.bad"
+	stop_daemon
+}
+
+# A cgroup name may hold any byte but '/' and newline (a tab, ESC, a
+# backslash): its path is saved and read back, and every total survives.
+t_acct_names() {
+	new_ns accn; acct_table $((LVL + 2))
+	STATE=$TMPD/acct-names
+	local odd=$'a\tb\e[1m\\x09\r' out
+	mkdir -p "$ROOT/nm/plain" "$ROOT/nm/$odd"
+	local args=(--state-dir "$STATE" --stats-interval 3600 'inet:t:s=nm/**')
+	start_daemon accn1 "${args[@]}" || { fail "acct names: daemon started"; return; }
+	assert_set "acct names: set filled" inet:t:s "$ROOT/nm" "$ROOT/nm/plain" "$ROOT/nm/$odd"
+	send_n 2 "$ROOT/nm/plain"; send_n 3 "$ROOT/nm/$odd"
+	stop_daemon
+	start_daemon accn2 "${args[@]}"
+	send_n 1 "$ROOT/nm/plain"
+	stop_daemon
+	# the tab splits --stats' columns: sum the packets of every row
+	out=$(acct_stats inet:t:s)
+	[ "$(awk '$1 == "inet:t:s" {n += $3} END {print n + 0}' <<<"$out")" = 6 ] &&
+		awk '$1 == "inet:t:s" && $6 == "/nm/plain" && $3 == 3 {f = 1} END {exit !f}' <<<"$out" &&
+		[ ! -e "$STATE/state.bad" ] && ! grep -q "set aside\|dropped" "$DLOG" &&
+		pass "acct names: a control byte in a name keeps every total across a restart" ||
+		fail "acct names: a control byte in a name keeps every total across a restart" \
+			"$out $(ls "$STATE"; cat "$DLOG")"
+	# in the file: a backslash doubled, control bytes as \xHH
+	local id=$(stat -c %i "$ROOT/nm/$odd")
+	grep -qxF "p $id $id 0 0 0 3 87 0 /nm/a\\x09b\\x1b[1m\\\\x09\\x0d" "$STATE/state" &&
+		pass "acct names: the odd path is saved escaped, with its own total" ||
+		fail "acct names: the odd path is saved escaped, with its own total" "$(cat -A "$STATE/state")"
+}
+
+# A path of 4,096 bytes or more is accounted under its own path, not "/":
+# two cgroups 22 names of 200 bytes below "dp", each its own total.
+t_acct_deep() {
+	new_ns accd; acct_table $((LVL + 24))
+	STATE=$TMPD/acct-deep
+	local n=$(printf 'x%.0s' $(seq 200)) i out
+	mkdir -p "$ROOT/dp"
+	(cd "$ROOT/dp" && for i in $(seq 22); do mkdir "$n" && cd "$n" || exit; done && mkdir a b) ||
+		{ fail "acct deep: 4,400-byte paths made"; return; }
+	# deep_send LEAF COUNT: datagrams from dp/<22 names>/LEAF
+	deep_send() {
+		local k
+		for ((k = 0; k < $2; k++)); do
+			nsx bash -c "cd '$ROOT/dp' && for i in \$(seq 22); do cd '$n' || exit; done &&
+				echo \$\$ > '$1/cgroup.procs' && exec printf x > /dev/udp/127.0.0.1/9" 2>/dev/null
+		done
+	}
+	start_daemon accd --state-dir "$STATE" --stats-interval 3600 'inet:t:s=dp/**' ||
+		{ fail "acct deep: daemon started"; return; }
+	deep_send a 2; deep_send b 3
+	stop_daemon
+	out=$(acct_stats inet:t:s)
+	local want="/dp$(printf "/$n%.0s" $(seq 22))"
+	[ "$(awk -v p="$want/a" '$6 == p {print $3, $5}' <<<"$out")" = "2 0" ] &&
+		[ "$(awk -v p="$want/b" '$6 == p {print $3, $5}' <<<"$out")" = "3 0" ] &&
+		! awk '$6 == "/" {f = 1} END {exit !f}' <<<"$out" &&
+		pass "acct deep: a 4,400-byte path counted under its own path" ||
+		fail "acct deep: a 4,400-byte path counted under its own path" "$(cut -c1-120 <<<"$out")"
+}
+
+# Zombie ids: a cgroup removed while the daemon was stopped, then a firewall
+# reload empties the set; at the next start nobody deletes that id, yet its
+# path must be idle (evictable), with its total kept.
+t_acct_zombie() {
+	new_ns accz; acct_table $((LVL + 2))
+	STATE=$TMPD/acct-zombie
+	mkdir -p "$ROOT/zb/a" "$ROOT/zb/b"
+	local args=(--state-dir "$STATE" --stats-interval 3600 'inet:t:s=zb/*')
+	start_daemon accz1 "${args[@]}" || { fail "acct zombie: daemon started"; return; }
+	assert_set "acct zombie: set filled" inet:t:s "$ROOT/zb/a" "$ROOT/zb/b"
+	send_n 2 "$ROOT/zb/a"; send_n 1 "$ROOT/zb/b"
+	stop_daemon
+	rmdir "$ROOT/zb/a"
+	nsx nft delete table inet t; acct_table $((LVL + 2))	# a firewall reload
+	start_daemon accz2 "${args[@]}"
+	assert_set "acct zombie: refilled after the reload" inet:t:s "$ROOT/zb/b"
+	stop_daemon
+	stats_has "acct zombie: a path whose id left while stopped is idle, its total kept" /zb/a - 2 0
+	stats_has "acct zombie: the live path is live, its reading folded" /zb/b "$(stat -c %i "$ROOT/zb/b")" 1 0
 }

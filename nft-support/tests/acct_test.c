@@ -9,6 +9,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../accounting.h"
@@ -60,6 +61,29 @@ static void test_restart_sum(void)
 	acct_free(a);
 }
 
+/* A full reading without a live id that is not wanted: it departs. */
+static void test_depart_absent(void)
+{
+	struct acct *a = acct_new("inet:t:s");
+	struct idset want = { 0 };
+
+	acct_bind(a, 50, "gone");
+	acct_observe(a, 50, 2, 58);
+	acct_bind(a, 51, "flushed");
+	acct_bind(a, 52, "here");
+	idset_add(&want, 51);
+	idset_add(&want, 52);
+	acct_read_begin(a);
+	acct_observe(a, 52, 1, 29);
+	acct_read_end(a);
+	check("acct: after a full reading, absent ids not wanted depart",
+	      acct_depart_absent(a, &want) == 1 && !acct_find_id(a, 50) &&
+	      total_is(a, "gone", 2, 58, 0) && acct_find_id(a, 51) &&
+	      acct_find_id(a, 52), NULL);
+	idset_free(&want);
+	acct_free(a);
+}
+
 /* rmdir + mkdir in one burst: the new id is bound after the old's last read. */
 static void test_expect_order(void)
 {
@@ -102,6 +126,52 @@ static void test_bounded_paths(void)
 	acct_free(a);
 }
 
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Past the cap a new path costs O(1): no scan, no rehash. */
+static void test_full_cost(void)
+{
+	struct acct *a = acct_new("inet:t:s");
+	char p[32], msg[128];
+	size_t idle = 0, k;
+	uint64_t i;
+	double t0, dt;
+
+	for (i = 1; i <= ACCT_MAX_PATHS; i++) {
+		snprintf(p, sizeof(p), "s-%llu.scope", (unsigned long long)i);
+		acct_bind(a, i, p);
+		if (i % 4)
+			acct_depart(a, i);	/* one in four stays live */
+	}
+	t0 = mono();
+	for (i = ACCT_MAX_PATHS + 1; i <= ACCT_MAX_PATHS + 2000; i++) {
+		snprintf(p, sizeof(p), "s-%llu.scope", (unsigned long long)i);
+		acct_bind(a, i, p);
+		acct_depart(a, i);
+	}
+	dt = mono() - t0;
+	for (k = a->oldest; k; k = a->p[k - 1].newer)
+		idle++;
+	snprintf(msg, sizeof(msg), "2,000 new paths in %.1f ms", dt * 1e3);
+	check("acct: full: the idle paths that left first are forgotten",
+	      a->n == ACCT_MAX_PATHS && !acct_find_path(a, "s-1.scope") &&
+	      acct_find_path(a, "s-4.scope") && acct_find_id(a, 4) &&
+	      acct_find_path(a, "s-2667.scope") &&
+	      !acct_find_path(a, "s-2666.scope") &&
+	      acct_find_path(a, "s-67536.scope") &&
+	      idle == ACCT_MAX_PATHS - ACCT_MAX_PATHS / 4, msg);
+	printf("INFO %s\n", msg);
+	check("acct: full: a new path costs O(1) (2,000 in under 200 ms)",
+	      dt < 0.2, msg);
+	acct_free(a);
+}
+
 static void test_roundtrip(void)
 {
 	struct acct_store s = { 0 }, r = { 0 };
@@ -127,12 +197,124 @@ static void test_roundtrip(void)
 	acct_store_free(&r);
 }
 
-/* A hostile state file: refused with FILE:LINE and the reason. */
-static void hostile(const char *name, const char *content, size_t len,
-		    const char *want)
+/*
+ * A cgroup name is any bytes but '/' and NUL: each survives a save and a
+ * load, and one such path does not cost the others their totals.
+ */
+static void test_any_byte(void)
 {
-	struct acct_store s = { 0 };
-	char path[256], err[512] = "", msg[1024];
+	struct acct_store s = { 0 }, r = { 0 };
+	struct acct *a = acct_store_get(&s, "inet:t:s");
+	char name[300], path[256], err[512];
+	int c, k = 0, ret;
+	FILE *f;
+
+	for (c = 1; c < 256; c++)
+		if (c != '/')
+			name[k++] = c;
+	name[k] = '\0';
+	acct_bind(a, 40, name);
+	acct_observe(a, 40, 3, 87);
+	acct_bind(a, 41, "svc/a\tb\\x09");
+	acct_observe(a, 41, 1, 29);
+	acct_bind(a, 42, "svc/plain");
+	acct_observe(a, 42, 2, 58);
+	snprintf(path, sizeof(path), "%s/state", dir);
+	ret = state_save(path, &s);
+	check("state: names with every byte saved", !ret, strerror(-ret));
+	ret = state_load(path, &r, err, sizeof(err));
+	check("state: names with every byte read back", !ret && !*err, err);
+	a = acct_store_find(&r, "inet:t:s");
+	check("state: every byte of a name survives, with its totals",
+	      a && total_is(a, name, 3, 87, 0) &&
+	      total_is(a, "svc/a\tb\\x09", 1, 29, 0) &&
+	      total_is(a, "svc/plain", 2, 58, 0) && acct_find_id(a, 40), NULL);
+	acct_store_free(&s);
+	acct_store_free(&r);
+
+	/* the daemon of version 1 wrote names raw: still read as they are */
+	f = fopen(path, "w");
+	fputs("nft-cgroupd-state 1\nset inet:t:s\np 0 9 0 5 145 0 0 1 /a\tb\\c\n", f);
+	fclose(f);
+	ret = state_load(path, &r, err, sizeof(err));
+	a = acct_store_find(&r, "inet:t:s");
+	check("state: version 1 file with raw names read",
+	      !ret && a && total_is(a, "a\tb\\c", 5, 145, 0), err);
+	acct_store_free(&r);
+}
+
+static size_t store_paths(const struct acct_store *s)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->n; i++)
+		n += s->v[i]->n;
+	return n;
+}
+
+/*
+ * What the daemon saves, it reads back: past the limits the writer leaves
+ * out the paths idle the longest, and says how many.
+ */
+static void test_save_limits(void)
+{
+	struct acct_store s = { 0 }, r = { 0 };
+	char p[4100], path[256], err[512], set[32];
+	struct acct *a;
+	uint64_t id = 1;
+	int i, j, ret;
+
+	snprintf(path, sizeof(path), "%s/state", dir);
+	/* five counted sets, each full */
+	for (i = 0; i < 5; i++) {
+		snprintf(set, sizeof(set), "inet:t:s%d", i);
+		a = acct_store_get(&s, set);
+		for (j = 0; j < ACCT_MAX_PATHS; j++, id++) {
+			snprintf(p, sizeof(p), "u%d.scope", j);
+			acct_bind(a, id, p);
+			if (i == 4 || j % 2)
+				acct_depart(a, id);
+			a->p[a->n - 1].idle_since = a->p[a->n - 1].live_id ? 0 :
+						     (int64_t)id;
+		}
+	}
+	ret = state_save(path, &s);
+	check("state: five full sets: the paths past the limit left out",
+	      ret == ACCT_MAX_PATHS, NULL);
+	ret = state_load(path, &r, err, sizeof(err));
+	a = acct_store_find(&r, "inet:t:s4");
+	check("state: five full sets: read back, the live and recent paths kept",
+	      !ret && !*err && store_paths(&r) == STATE_MAX_PATHS && a &&
+	      acct_find_path(a, "u65535.scope") &&
+	      acct_find_path(acct_store_find(&r, "inet:t:s0"), "u0.scope") &&
+	      !acct_find_path(acct_store_find(&r, "inet:t:s0"), "u1.scope"),
+	      err);
+	acct_store_free(&s);
+	acct_store_free(&r);
+
+	/* 17,000 paths of 4 KB: more than 64 MiB */
+	a = acct_store_get(&s, "inet:t:big");
+	memset(p, 'x', 4000);
+	for (j = 0; j < 17000; j++) {
+		snprintf(p + 4000, 100, "/%d", j);
+		acct_bind(a, j + 1, p);
+	}
+	ret = state_save(path, &s);
+	check("state: 17,000 paths of 4 KB: the paths past 64 MiB left out",
+	      ret > 0 && ret < 1000, NULL);
+	ret = state_load(path, &r, err, sizeof(err));
+	check("state: 17,000 paths of 4 KB: read back",
+	      !ret && !*err && store_paths(&r) > 16000, err);
+	acct_store_free(&s);
+	acct_store_free(&r);
+}
+
+/* Write @content as a state file and load it into @s; @msg for a check. */
+static int load_text(struct acct_store *s, const char *content, size_t len,
+		     const char *want, char *err, size_t errlen, char *msg,
+		     size_t msglen)
+{
+	char path[256];
 	FILE *f;
 	int ret;
 
@@ -140,22 +322,63 @@ static void hostile(const char *name, const char *content, size_t len,
 	f = fopen(path, "w");
 	fwrite(content, 1, len, f);
 	fclose(f);
-	ret = state_load(path, &s, err, sizeof(err));
-	snprintf(msg, sizeof(msg), "ret %d, message \"%s\", want \"%s\"", ret,
+	*err = '\0';
+	ret = state_load(path, s, err, errlen);
+	snprintf(msg, msglen, "ret %d, message \"%s\", want \"%s\"", ret,
 		 err, want);
+	return ret;
+}
+
+/* A hostile state file: refused as a whole with FILE:LINE and the reason. */
+static void hostile(const char *name, const char *content, size_t len,
+		    const char *want)
+{
+	struct acct_store s = { 0 };
+	char err[512], msg[1024];
+	int ret;
+
+	ret = load_text(&s, content, len, want, err, sizeof(err), msg,
+			sizeof(msg));
 	check(name, ret && strstr(err, want) && !s.n, msg);
 }
 
 #define H(name, text, want) hostile(name, text, sizeof(text) - 1, want)
-#define MAGIC "nft-cgroupd-state 1\n"
+#define MAGIC "nft-cgroupd-state 2\n"
+/* A good set and path on lines 2 and 3, before the bad lines. */
+#define GOOD MAGIC "set inet:t:ok\np 0 0 0 4 116 0 0 0 /ok\n"
 
-/* Entries beyond the bound are refused, in bounded time. */
+/*
+ * A bad line: dropped with FILE:LINE and the reason, the good lines before
+ * (and @after, when it is a path of the set "ok") kept.
+ */
+static void bad_line(const char *name, const char *content, size_t len,
+		     const char *want, const char *after)
+{
+	struct acct_store s = { 0 };
+	char err[512], msg[1024];
+	struct acct *a;
+	int ret;
+
+	ret = load_text(&s, content, len, want, err, sizeof(err), msg,
+			sizeof(msg));
+	a = acct_store_find(&s, "inet:t:ok");
+	check(name, !ret && strstr(err, want) && a &&
+	      total_is(a, "ok", 4, 116, 0) &&
+	      (!after || acct_find_path(a, after)), msg);
+	acct_store_free(&s);
+}
+
+#define B(name, text, want, after) \
+	bad_line(name, GOOD text, sizeof(GOOD text) - 1, want, after)
+
+/* Entries beyond the bound are dropped, in bounded time. */
 static void test_too_many(char *path, size_t size)
 {
 	struct acct_store s = { 0 };
 	char err[512];
+	size_t n = 0;
 	FILE *f;
-	int i;
+	int i, ret;
 
 	snprintf(path, size, "%s/many", dir);
 	f = fopen(path, "w");
@@ -166,40 +389,47 @@ static void test_too_many(char *path, size_t size)
 		fprintf(f, "p 0 0 0 0 0 0 0 0 /%d\n", i);
 	}
 	fclose(f);
-	check("state: more than STATE_MAX_PATHS paths refused",
-	      state_load(path, &s, err, sizeof(err)) == -EINVAL &&
-	      strstr(err, "too many paths") && !s.n, err);
+	ret = state_load(path, &s, err, sizeof(err));
+	for (i = 0; i < (int)s.n; i++)
+		n += s.v[i]->n;
+	check("state: more than STATE_MAX_PATHS paths: the rest dropped",
+	      !ret && strstr(err, "too many paths") && n == STATE_MAX_PATHS,
+	      err);
+	acct_store_free(&s);
 }
 
 static void test_hostile(void)
 {
-	char *big = malloc(STATE_MAX_LINE + 64);
+	char *big = malloc(STATE_MAX_LINE + 200);
 	char path[256], err[512];
 	struct acct_store s = { 0 };
 	int fd;
 
 	H("state: wrong magic", "hello\n", "bad:1: not an nft-cgroupd state file");
 	H("state: empty file", "", "bad:1: empty file");
-	H("state: path before set", MAGIC "p 0 0 0 0 0 0 0 0 /a\n", "bad:2: path before");
-	H("state: too few numbers", MAGIC "set inet:t:s\np 1 1 0 0\n", "bad:3: expected 8 numbers");
-	H("state: number overflows 64 bits", MAGIC "set inet:t:s\np 0 0 0 18446744073709551616 0 0 0 0 /a\n",
-	  "bad:3: expected 8 numbers");
-	H("state: negative number", MAGIC "set inet:t:s\np 0 0 0 -1 0 0 0 0 /a\n", "bad:3: expected 8");
-	H("state: relative path", MAGIC "set inet:t:s\np 0 0 0 0 0 0 0 0 a\n", "bad:3: bad path");
-	H("state: control byte in path", MAGIC "set inet:t:s\np 0 0 0 0 0 0 0 0 /a\tb\n", "bad:3: bad path");
-	H("state: live id without last id", MAGIC "set inet:t:s\np 5 0 0 0 0 0 0 0 /a\n", "bad:3: inconsistent");
-	H("state: duplicate path", MAGIC "set inet:t:s\np 0 0 0 0 0 0 0 0 /a\np 0 0 0 0 0 0 0 0 /a\n",
-	  "bad:4: path or live id listed twice");
-	H("state: duplicate live id", MAGIC "set inet:t:s\np 7 7 0 0 0 0 0 0 /a\np 7 7 0 0 0 0 0 0 /b\n",
-	  "bad:4: path or live id listed twice");
-	H("state: set listed twice", MAGIC "set inet:t:s\nset inet:t:s\n", "bad:3: set listed twice");
-	H("state: NUL byte", MAGIC "set inet:t:s\0x\n", "bad:2: NUL byte");
-	H("state: truncated last line", MAGIC "set inet:t:s\np 0 0", "bad:3: truncated");
-	H("state: unknown line", MAGIC "rm -rf /\n", "bad:2: unknown line");
-	memset(big, 'x', STATE_MAX_LINE + 40);
-	memcpy(big, MAGIC "set ", 24);
-	big[STATE_MAX_LINE + 40] = '\n';
-	hostile("state: overlong line", big, STATE_MAX_LINE + 41, "bad:2: line too long");
+	H("state: NUL byte in the magic", "nft-cgroupd-state 2\0\n", "bad:1: NUL byte");
+	B("state: path before set", "set \\x\np 0 0 0 0 0 0 0 0 /a\n", "bad:4: bad set name", NULL);
+	B("state: too few numbers", "p 1 1 0 0\np 0 0 0 0 0 0 0 0 /b\n", "bad:4: expected 8 numbers", "b");
+	B("state: number overflows 64 bits", "p 0 0 0 18446744073709551616 0 0 0 0 /a\n",
+	  "bad:4: expected 8 numbers", NULL);
+	B("state: negative number", "p 0 0 0 -1 0 0 0 0 /a\n", "bad:4: expected 8", NULL);
+	B("state: relative path", "p 0 0 0 0 0 0 0 0 a\n", "bad:4: bad path", NULL);
+	B("state: raw control byte in path", "p 0 0 0 0 0 0 0 0 /a\tb\n", "bad:4: bad path", NULL);
+	B("state: bad escape in path", "p 0 0 0 0 0 0 0 0 /a\\tb\n", "bad:4: bad path", NULL);
+	B("state: escaped NUL in path", "p 0 0 0 0 0 0 0 0 /a\\x00b\n", "bad:4: bad path", NULL);
+	B("state: live id without last id", "p 5 0 0 0 0 0 0 0 /a\n", "bad:4: inconsistent", NULL);
+	B("state: duplicate path", "p 0 0 0 0 0 0 0 0 /ok\np 0 0 0 0 0 0 0 0 /b\n",
+	  "bad:4: path or live id listed twice", "b");
+	B("state: duplicate live id", "p 7 7 0 0 0 0 0 0 /a\np 7 7 0 0 0 0 0 0 /b\n",
+	  "bad:5: path or live id listed twice", "a");
+	B("state: set listed twice", "set inet:t:ok\np 0 0 0 0 0 0 0 0 /b\n", "bad:4: set listed twice", NULL);
+	B("state: NUL byte", "p 0 0 0 0 0 0 0 0 /a\0x\np 0 0 0 0 0 0 0 0 /b\n", "bad:4: NUL byte", "b");
+	B("state: truncated last line", "p 0 0", "bad:4: truncated", NULL);
+	B("state: unknown line", "rm -rf /\np 0 0 0 0 0 0 0 0 /b\n", "bad:4: unknown line", "b");
+	memset(big, 'x', STATE_MAX_LINE + 200);
+	memcpy(big, GOOD "set ", sizeof(GOOD "set ") - 1);
+	memcpy(big + STATE_MAX_LINE + 100, "\np 0 0 0 0 0 0 0 0 /b\n", 22);
+	bad_line("state: overlong line", big, STATE_MAX_LINE + 122, "bad:4: line too long", "b");
 	free(big);
 
 	snprintf(path, sizeof(path), "%s/huge", dir);
@@ -239,8 +469,12 @@ int main(void)
 		return 1;
 	test_restart_sum();
 	test_expect_order();
+	test_depart_absent();
 	test_bounded_paths();
+	test_full_cost();
 	test_roundtrip();
+	test_any_byte();
+	test_save_limits();
 	test_hostile();
 	test_escapes();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
