@@ -515,12 +515,20 @@ t_systemd() {
 t_config_errors() {
 	local conf=$TMPD/bad.conf out
 	printf '# c\ninet:t:s=ok\nfoo:t:s=x\ninet:t:s=a//b\ninet:t\n' > "$conf"
+	# an inline comment would be part of the pattern: refused; escaped
+	# blanks or '#' name cgroups that hold " #"
+	printf 'inet:t:s=svc/web.service  # web\ninet:t:s=a\\ #b\ninet:t:s=a \\#b\n' >> "$conf"
 	out=$("$D" --once --config "$conf" 2>&1)
 	local rc=$?
 	[ $rc = 2 ] && pass "config: invalid config exits 2" || fail "config: invalid config exits 2" "rc=$rc"
 	grep -q "$conf:3: unknown family \"foo\"" <<<"$out" && grep -q "$conf:4: pattern \"a//b\" has an empty component" <<<"$out" &&
 		grep -q "$conf:5: \"inet:t\" is not FAMILY:TABLE:SET=PATTERN" <<<"$out" &&
 		pass "config: every error names file:line" || fail "config: every error names file:line" "$out"
+	grep -q "$conf:6: pattern \"svc/web.service  # web\" has a blank and '#' at offset 16: comments take a whole line" <<<"$out" &&
+		pass "config: an inline comment is refused, naming file:line" ||
+		fail "config: an inline comment is refused, naming file:line" "$out"
+	[ "$(grep -c "$conf:[78]:" <<<"$out")" = 0 ] && pass "config: escaped \" #\" accepted" ||
+		fail "config: escaped \" #\" accepted" "$out"
 	local v
 	for v in inf 1e-9 nan 5x; do
 		out=$("$D" --once --retry-interval "$v" --cgroup-root /nonexistent 'inet:t:s=x' 2>&1)
