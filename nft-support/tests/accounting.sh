@@ -121,3 +121,59 @@ t_acct_badstate() {
 	stats_has "acct: counts again after a corrupt state" /bsvc "$(stat -c %i "$ROOT/bsvc")" 2 0
 	stop_daemon
 }
+
+# The metrics file in a directory others can write to (a textfile
+# collector's): a FIFO or a file planted at the old fixed temporary name
+# PATH.tmp is never opened.  With WATCHDOG_USEC set, the loop sends
+# WATCHDOG=1 (the unit's WatchdogSec=).
+t_acct_metrics_tmp() {
+	new_ns accm; acct_table $((LVL + 1))
+	mkdir -p "$ROOT/msvc"
+	local prom=$TMPD/mt.prom fifo=$TMPD/mf.prom
+	echo planted >"$prom.tmp"
+	chown nobody "$prom.tmp"; chmod 0666 "$prom.tmp"
+	start_daemon accm --state-dir "$TMPD/mt-state" --stats-interval 0.2 --metrics-file "$prom" \
+		'inet:t:s=msvc' || { fail "metrics tmp: daemon started" "$(cat "$DLOG")"; return; }
+	wait_until 5 grep -qs '^nft_cgroupd_live{set="inet:t:s",path="/msvc"} 1$' "$prom" &&
+		pass "metrics tmp: written beside a file planted at PATH.tmp" ||
+		fail "metrics tmp: written beside a file planted at PATH.tmp" "$(cat "$DLOG")"
+	[ "$(stat -c '%u %a %F' "$prom" 2>&1)" = "0 644 regular file" ] &&
+		pass "metrics tmp: the file is the daemon's own, mode 0644" ||
+		fail "metrics tmp: the file is the daemon's own, mode 0644" "$(stat -c '%U %a %F' "$prom" 2>&1)"
+	[ "$(cat "$prom.tmp") $(stat -c %U "$prom.tmp")" = "planted nobody" ] &&
+		pass "metrics tmp: the planted file is left alone" ||
+		fail "metrics tmp: the planted file is left alone" "$(ls -l "$prom.tmp")"
+	stop_daemon
+
+	new_ns accm2; acct_table $((LVL + 2))
+	mkfifo "$fifo.tmp"
+	local sock=$TMPD/mt.sock
+	NOTIFY_OUT=$TMPD/mt.out
+	notify_sink "$sock" "$NOTIFY_OUT"
+	DLOG=$TMPD/mtf.log
+	NOTIFY_SOCKET=$sock WATCHDOG_USEC=400000 ip netns exec "$NS" "$D" -v --retry-interval 0.2 \
+		--cgroup-root "$ROOT" --state-dir "$TMPD/mf-state" --stats-interval 0.2 \
+		--metrics-file "$fifo" 'inet:t:s=msvc/*' >"$DLOG" 2>&1 &
+	DPID=$!
+	PIDS+=("$DPID")
+	mkdir "$ROOT/msvc/a"
+	assert_set "metrics tmp: the daemon keeps syncing" inet:t:s "$ROOT/msvc/a"
+	wait_until 5 grep -qs '^nft_cgroupd_live{set="inet:t:s",path="/msvc/a"} 1$' "$fifo" &&
+		pass "metrics tmp: written beside a FIFO planted at PATH.tmp" ||
+		fail "metrics tmp: written beside a FIFO planted at PATH.tmp" "$(cat "$DLOG")"
+	wait_until 5 notified_times_atleast WATCHDOG=1 3 &&
+		pass "metrics tmp: WATCHDOG=1 from the loop, every half period" ||
+		fail "metrics tmp: WATCHDOG=1 from the loop, every half period" "$(tr '\n' '|' <"$NOTIFY_OUT")"
+	kill -TERM "$DPID"
+	if wait_until 5 eval '! kill -0 "$DPID" 2>/dev/null'; then
+		wait "$DPID"
+		local rc=$?
+		[ $rc = 0 ] && pass "metrics tmp: exits 0 on SIGTERM" ||
+			fail "metrics tmp: exits 0 on SIGTERM" "rc=$rc"
+	else
+		fail "metrics tmp: exits 0 on SIGTERM" "still running after 5 s: $(cat /proc/"$DPID"/wchan 2>/dev/null)"
+		kill -KILL "$DPID"; wait "$DPID" 2>/dev/null
+	fi
+	[ -p "$fifo.tmp" ] && pass "metrics tmp: the planted FIFO is left alone" ||
+		fail "metrics tmp: the planted FIFO is left alone" "$(ls -l "$fifo.tmp" 2>&1)"
+}
