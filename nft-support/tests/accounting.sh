@@ -177,3 +177,53 @@ t_acct_metrics_tmp() {
 	[ -p "$fifo.tmp" ] && pass "metrics tmp: the planted FIFO is left alone" ||
 		fail "metrics tmp: the planted FIFO is left alone" "$(ls -l "$fifo.tmp" 2>&1)"
 }
+
+# Cgroup names of any bytes (every byte 0x01-0xff but '/' and newline, alone
+# and all in one name, invalid and overlong UTF-8, surrogates, C1 and
+# terminal controls, backslash escapes that look like ours): each output is
+# read by a real parser for its format, and must give back every name.
+# (The --stats names hold no C0 control: the state file's own escaping is
+# issue 27 item 1.)
+t_hostile_names() {
+	local py=/usr/bin/python3 names=$HERE/names.py out
+	if ! "$py" -c 'import prometheus_client' 2>/dev/null; then
+		fail "hostile names: python3-prometheus-client installed (scripts/install-deps)"
+		return
+	fi
+	new_ns hn; acct_table $((LVL + 3))
+	nsx nft add set inet t w '{ type cgroupsv2; }'
+	mkdir -p "$ROOT/hx/all" "$ROOT/hx/txt"
+	"$py" "$names" make "$ROOT/hx/all" && "$py" "$names" make "$ROOT/hx/txt" --no-c0 ||
+		{ fail "hostile names: made"; return; }
+	local n=$(ls "$ROOT/hx/all" | wc -l) prom=$TMPD/hn.prom
+	start_daemon hn --state-dir "$TMPD/hn-state" --stats-interval 0.2 --metrics-file "$prom" \
+		'inet:t:s=hx/all/*' || { fail "hostile names: daemon started" "$(cat "$DLOG")"; return; }
+	wait_until 10 eval '[ "$(grep -c "^nft_cgroupd_live.* 1\$" "$prom" 2>/dev/null)" = "$n" ]'
+	out=$("$py" "$names" prom "$prom" /hx/all "$ROOT/hx/all" 2>&1) &&
+		pass "hostile names: Prometheus' parser reads the metrics file, every name once" ||
+		fail "hostile names: Prometheus' parser reads the metrics file, every name once" "$(tail -c 600 <<<"$out")"
+	nsx "$D" --cgroup-root "$ROOT" --list inet:t:s >"$TMPD/hn.list" 2>&1
+	out=$("$py" "$names" table "$TMPD/hn.list" /hx/all "$ROOT/hx/all" 2>&1) &&
+		pass "hostile names: --list, no raw control byte, every name once" ||
+		fail "hostile names: --list, no raw control byte, every name once" "$(tail -c 600 <<<"$out")"
+	nsx "$D" --check --cgroup-root "$ROOT" 'inet:t:w=hx/all/*' >"$TMPD/hn.check" 2>&1
+	out=$("$py" "$names" table "$TMPD/hn.check" /hx/all "$ROOT/hx/all" 2>&1) &&
+		pass "hostile names: --check, no raw control byte, every name once" ||
+		fail "hostile names: --check, no raw control byte, every name once" "$(tail -c 600 <<<"$out")"
+	stop_daemon
+
+	STATE=$TMPD/hn-txt
+	start_daemon hn2 --state-dir "$STATE" --stats-interval 0.2 'inet:t:s=hx/txt/*' ||
+		{ fail "hostile names: second daemon started" "$(cat "$DLOG")"; return; }
+	n=$(ls "$ROOT/hx/txt" | wc -l)
+	wait_until 10 eval '[ "$(acct_stats --json inet:t:s | grep -c "\"path\":\"/hx/txt/")" = "$n" ]'
+	stop_daemon
+	acct_stats --json inet:t:s >"$TMPD/hn.json"
+	out=$("$py" "$names" json "$TMPD/hn.json" /hx/txt "$ROOT/hx/txt" 2>&1) &&
+		pass "hostile names: python's json reads --stats --json, every name once" ||
+		fail "hostile names: python's json reads --stats --json, every name once" "$(tail -c 600 <<<"$out")"
+	acct_stats inet:t:s >"$TMPD/hn.stats"
+	out=$("$py" "$names" table "$TMPD/hn.stats" /hx/txt "$ROOT/hx/txt" 2>&1) &&
+		pass "hostile names: --stats table, no raw control byte, every name once" ||
+		fail "hostile names: --stats table, no raw control byte, every name once" "$(tail -c 600 <<<"$out")"
+}

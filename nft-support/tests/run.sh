@@ -547,6 +547,6 @@ t_config_errors() {
 
 . "$(dirname "$0")/accounting.sh"
 
-TESTS=${*:-once late deep abyss burst thousand bigsync overflow degraded rootloss sighup missing wrongtype restart external noevents levels systemd config_errors check notify unit allowlist acct_restart acct_badstate acct_metrics_tmp}
+TESTS=${*:-once late deep abyss burst thousand bigsync overflow degraded rootloss sighup missing wrongtype restart external noevents levels systemd config_errors check notify unit allowlist acct_restart acct_badstate acct_metrics_tmp hostile_names}
 for t in $TESTS; do "t_$t"; done
 summary
