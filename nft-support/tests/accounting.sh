@@ -100,8 +100,10 @@ t_acct_restart() {
 		fail "acct: --metrics-file in Prometheus text format" "$(cat "$TMPD/acct.prom" 2>&1)"
 	# no id changes now: only the periodic reading brings this one in
 	send_n 1 "$ROOT/svc"
+	# (the state file is written just after the metrics file: wait for both)
+	local id=$(stat -c %i "$ROOT/svc")
 	wait_until 5 grep -qx 'nft_cgroupd_packets_total{set="inet:t:s",path="/svc"} 10' "$TMPD/acct.prom" &&
-		grep -q "^p $(stat -c %i "$ROOT/svc") $(stat -c %i "$ROOT/svc") 2 6 174 4 116 0 /svc\$" "$STATE/state" &&
+		wait_until 5 grep -q "^p $id $id 2 6 174 4 116 0 /svc\$" "$STATE/state" &&
 		pass "acct: periodic reading: metrics and state file follow the traffic" ||
 		fail "acct: periodic reading: metrics and state file follow the traffic" "$(cat "$STATE/state" "$TMPD/acct.prom" 2>&1)"
 	stop_daemon

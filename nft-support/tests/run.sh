@@ -238,15 +238,23 @@ t_bigsync() {
 	stop_daemon
 }
 
+# start_with_queue LIMIT LOGNAME ARGS...: start_daemon with an inotify
+# queue of LIMIT events (the limit is taken at inotify_init(): set only
+# around the start).
+start_with_queue() {
+	local limit=$1
+	shift
+	SYSCTL_RESTORE=$(cat /proc/sys/fs/inotify/max_queued_events)
+	echo "$limit" > /proc/sys/fs/inotify/max_queued_events
+	start_daemon "$@"
+	echo "$SYSCTL_RESTORE" > /proc/sys/fs/inotify/max_queued_events
+	SYSCTL_RESTORE=
+}
+
 t_overflow() {
 	new_ns ovf; std_table $((LVL + 2))
 	mkdir -p "$ROOT/ovf"
-	# the queue limit is taken at inotify_init(): lower it only around the start
-	SYSCTL_RESTORE=$(cat /proc/sys/fs/inotify/max_queued_events)
-	echo 16 > /proc/sys/fs/inotify/max_queued_events
-	start_daemon ovf 'inet:t:s=ovf/*'
-	echo "$SYSCTL_RESTORE" > /proc/sys/fs/inotify/max_queued_events
-	SYSCTL_RESTORE=
+	start_with_queue 16 ovf 'inet:t:s=ovf/*'
 	kill -STOP "$DPID"
 	local i dirs=()
 	for i in $(seq 1 200); do dirs+=("$ROOT/ovf/c$i"); done
@@ -268,11 +276,7 @@ t_overflow() {
 t_backlog() {
 	new_ns bl; std_table $((LVL + 2))
 	mkdir -p "$ROOT/bl"
-	SYSCTL_RESTORE=$(cat /proc/sys/fs/inotify/max_queued_events)
-	echo 1000000 > /proc/sys/fs/inotify/max_queued_events
-	start_daemon bl 'inet:t:s=bl/m*'
-	echo "$SYSCTL_RESTORE" > /proc/sys/fs/inotify/max_queued_events
-	SYSCTL_RESTORE=
+	start_with_queue 1000000 bl 'inet:t:s=bl/m*'
 	kill -STOP "$DPID"
 	mkdir "$ROOT/bl/m-first"
 	/usr/bin/python3 -c '
