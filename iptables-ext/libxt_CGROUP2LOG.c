@@ -11,6 +11,7 @@
 #include <xtables.h>
 
 #include "xt_CGROUP2LOG.h"
+#include "cg2_xtables.h"
 
 /* LOG's default level, and the one nft's log statement assumes. */
 #define CG2LOG_DEFAULT_LEVEL	LOG_WARNING
@@ -220,7 +221,10 @@ static void cg2log_save(const void *ip, const struct xt_entry_target *t)
 
 /*
  * nft's log statement has no cgroup: translate to what it can log (prefix,
- * level, flags, or the NFLOG group) and say on stderr what is lost.
+ * level, flags, or the NFLOG group) and say on stderr what is lost.  Only
+ * for iptables-translate: nft lists rules of iptables-nft through xlate too,
+ * and a plain "log" there would hide our target, and lose CGROUP= when the
+ * listing is saved and loaded again.
  */
 static int cg2log_xlate(struct xt_xlate *xl,
 			const struct xt_xlate_tg_params *params)
@@ -233,6 +237,8 @@ static int cg2log_xlate(struct xt_xlate *xl,
 	if (params->escape_quotes)
 		q = "\\\"";
 #endif
+	if (!cg2_translating())
+		return 0;
 	xt_xlate_add(xl, "log");
 	if (info->prefix[0]) {
 		/* nft strings cannot hold '"' or '\': give up on those */

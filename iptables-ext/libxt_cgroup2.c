@@ -16,6 +16,7 @@
 #include "xt_cgroup2.h"
 #include "cgroup2_pattern.h"
 #include "cgroup2_user.h"
+#include "cg2_xtables.h"
 
 #ifndef __unused
 #define __unused __attribute__((unused))
@@ -241,13 +242,6 @@ static struct {
 	char mount[4096];
 	int mount_err;		/* 0 once found; >0 not looked up yet */
 } cg2_missing = { .mount_err = 1 };
-
-/* iptables-translate and friends: our rule will not reach the kernel. */
-static bool cg2_translating(void)
-{
-	return xt_params && xt_params->program_name &&
-	       strstr(xt_params->program_name, "translate");
-}
 
 static void cg2_report_missing(void)
 {

@@ -4,6 +4,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -26,23 +27,44 @@ static int sync_dir(const char *path)
 	return ret;
 }
 
-static int write_tmp(const char *tmp, mode_t mode, atomic_fill_fn *fill,
-		     void *ctx)
+/*
+ * A new file of our own next to PATH (mkostemp: O_CREAT | O_EXCL under a
+ * random name), never one that someone else planted there: a FIFO would
+ * block open() for ever, a file of theirs would be renamed into place
+ * still theirs.  Checked with fstat all the same.  The fd, or -errno.
+ */
+static int create_tmp(char *tmp, mode_t mode)
 {
+	struct stat st;
 	int fd, ret;
-	FILE *f;
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-		  mode);
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	/* @mode as given, not narrowed by the umask (UMask=0077 in the unit):
-	 * node_exporter must read the metrics file */
-	if (fchmod(fd, mode)) {
+	if (fstat(fd, &st)) {
 		ret = -errno;
+	} else if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+		   st.st_nlink != 1) {
 		close(fd);
-		return ret;
+		return -EEXIST;		/* not ours: leave it */
+	} else if (fchmod(fd, mode)) {
+		/* @mode as given, not narrowed by the umask (UMask=0077 in
+		 * the unit): node_exporter must read the metrics file */
+		ret = -errno;
+	} else {
+		return fd;
 	}
+	close(fd);
+	unlink(tmp);
+	return ret;
+}
+
+/* Write the content to @fd, make it durable, close it; 0 or -errno. */
+static int fill_fd(int fd, atomic_fill_fn *fill, void *ctx)
+{
+	FILE *f;
+	int ret;
+
 	f = fdopen(fd, "w");
 	if (!f) {
 		ret = -errno;
@@ -65,11 +87,14 @@ int atomic_write(const char *path, mode_t mode, atomic_fill_fn *fill,
 		 void *ctx)
 {
 	char tmp[PATH_MAX];
-	int ret;
+	int fd, ret;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp))
 		return -ENAMETOOLONG;
-	ret = write_tmp(tmp, mode, fill, ctx);
+	fd = create_tmp(tmp, mode);
+	if (fd < 0)
+		return fd;
+	ret = fill_fd(fd, fill, ctx);
 	if (!ret && rename(tmp, path))
 		ret = -errno;
 	if (ret) {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * Replace a file so that a reader (or a crash) sees the old content or the
- * new one, never a mix: write PATH.tmp, fsync it, rename it over PATH,
- * fsync the directory.
+ * new one, never a mix: write a new file PATH.XXXXXX of our own (mkostemp),
+ * fsync it, rename it over PATH, fsync the directory.
  */
 #ifndef NFTCG_ATOMICFILE_H
 #define NFTCG_ATOMICFILE_H

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,16 @@ static struct target *target_get(struct config *cfg, int family,
 	return t;
 }
 
+/* Is @p[@i] escaped, i.e. preceded by an odd number of backslashes? */
+static bool escaped(const char *p, size_t i)
+{
+	size_t n = 0;
+
+	while (i > n && p[i - n - 1] == '\\')
+		n++;
+	return n % 2;
+}
+
 int binding_add(struct config *cfg, const char *text, const char *where,
 		char *err, size_t errlen)
 {
@@ -136,6 +147,22 @@ int binding_add(struct config *cfg, const char *text, const char *where,
 	if (target_parse(text, eq - text, &family, table, set, err, errlen))
 		return -1;
 	pat = eq + 1;
+	/*
+	 * "PATTERN  # note" would be a valid pattern that never matches: for a
+	 * deny-list, a silent fail-open.  Comments take whole lines; a blank
+	 * then '#' in a name is written with an escape ("a\ #b" or "a \#b").
+	 */
+	for (i = 1; pat[i]; i++) {
+		if (pat[i] == '#' && (pat[i - 1] == ' ' || pat[i - 1] == '\t') &&
+		    !escaped(pat, i - 1)) {
+			snprintf(err, errlen, "pattern \"%s\" has a blank and "
+				 "'#' at offset %zu: comments take a whole line, "
+				 "an inline one would be part of the pattern "
+				 "(write \"\\#\" for a '#' in a name)",
+				 pat, i - 1);
+			return -1;
+		}
+	}
 	e = cg2_validate(pat, strlen(pat), NFTCG_PATTERN_MAX, &off,
 			 cg2_user_work());
 	if (e != CG2_OK) {

@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "reconcile.h"
+#include "textesc.h"
 
 /* The live cgroups behind the ids of a plan, to print their paths. */
 struct paths {
@@ -50,12 +51,14 @@ static void print_ids(struct daemon *d, char sign, uint64_t *ids, size_t n)
 	if (p.path)
 		cgtree_foreach(&d->tree, note_path, &p);
 	for (i = 0; i < n; i++) {
-		if (p.path && p.path[i])
-			printf("  %c %llu /%s\n", sign,
-			       (unsigned long long)ids[i], p.path[i]);
-		else
-			printf("  %c %llu (no live cgroup)\n", sign,
-			       (unsigned long long)ids[i]);
+		printf("  %c %llu ", sign, (unsigned long long)ids[i]);
+		if (p.path && p.path[i]) {
+			putchar('/');
+			put_term_name(stdout, p.path[i]);
+			putchar('\n');
+		} else {
+			puts("(no live cgroup)");
+		}
 		if (p.path)
 			free(p.path[i]);
 	}

@@ -26,6 +26,8 @@ struct daemon {
 	struct acctd acct;	/* traffic per cgroup path */
 	int sfd;		/* signalfd: SIGHUP, SIGUSR1, SIGTERM, SIGINT */
 	double rescan_at;	/* absolute (monotonic) deadline, 0 for none */
+	double watchdog_every;	/* seconds between WATCHDOG=1, 0 for none */
+	double watchdog_at;	/* the next one's deadline */
 	int root_level;		/* of the cgroup root in our cgroup ns, or -1 */
 	bool quit;		/* a stop was requested */
 };

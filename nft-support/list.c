@@ -17,6 +17,7 @@
 #include "list.h"
 #include "log.h"
 #include "nftset.h"
+#include "textesc.h"
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -38,7 +39,11 @@ static const struct elem_counter *counter_of(const struct counter_list *l,
 static void print_line(uint64_t id, const char *path,
 		       const struct elem_counter *c)
 {
-	printf("%llu %s", (unsigned long long)id, path ? path : "(no live cgroup)");
+	printf("%llu ", (unsigned long long)id);
+	if (path)
+		put_term_name(stdout, path);
+	else
+		fputs("(no live cgroup)", stdout);
 	if (c)
 		printf(" packets %llu bytes %llu", (unsigned long long)c->packets,
 		       (unsigned long long)c->bytes);

@@ -168,6 +168,8 @@ static int poll_timeout(struct daemon *d)
 		wake = d->rescan_at;
 	if (wake < 0 || acctd_deadline(&d->acct) < wake)
 		wake = acctd_deadline(&d->acct);
+	if (d->watchdog_every && (wake < 0 || d->watchdog_at < wake))
+		wake = d->watchdog_at;
 	if (wake < 0)
 		return -1;
 	return wake <= tn ? 0 : (int)((wake - tn) * 1000) + 1;
@@ -198,6 +200,24 @@ static bool root_removed(struct daemon *d)
 	err("cgroup root %s is gone (removed, or its file system unmounted); exiting, the sets keep their content",
 	    d->tree.root_path);
 	return true;
+}
+
+/*
+ * WatchdogSec=: one WATCHDOG=1 per turn of the loop at most every half
+ * period, so that a loop stuck anywhere (a blocking open, a busy handler)
+ * gets the daemon restarted.
+ */
+static void watchdog_kick(struct daemon *d)
+{
+	double tn;
+
+	if (!d->watchdog_every)
+		return;
+	tn = now();
+	if (tn < d->watchdog_at)
+		return;
+	sd_notify("WATCHDOG=1");
+	d->watchdog_at = tn + d->watchdog_every;
 }
 
 /* --- the loop --- */
@@ -252,7 +272,9 @@ int daemon_loop(struct daemon *d)
 
 	sd_notify("READY=1");
 	status_notify(d);
+	d->watchdog_every = sd_watchdog_interval();
 	while (!d->quit) {
+		watchdog_kick(d);
 		status = dispatch(d);
 		if (status != GO_ON)
 			break;

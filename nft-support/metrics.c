@@ -46,9 +46,9 @@ static void put_metric(FILE *f, const struct acct_store *s, enum metric m)
 			const struct acct_path *e = &s->v[i]->p[j];
 
 			fprintf(f, "%s{set=\"", metric[m].name);
-			put_label_value(f, s->v[i]->name);
+			put_prom_label(f, s->v[i]->name);
 			fputs("\",path=\"/", f);
-			put_label_value(f, e->path);
+			put_prom_label(f, e->path);
 			fprintf(f, "\"} %" PRIu64 "\n", value(e, m));
 		}
 	}

@@ -673,48 +673,42 @@ int cgtree_process(struct cgtree *t)
 	ssize_t len;
 	char *p;
 
-	for (;;) {
+	do
 		len = read(t->ifd, buf, sizeof(buf));
-		if (len < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN)
-				return 0;
-			return -errno;
+	while (len < 0 && errno == EINTR);
+	if (len < 0)
+		return errno == EAGAIN ? 0 : -errno;
+	for (p = buf; p < buf + len; p += sizeof(*ev) + ev->len) {
+		ev = (const struct inotify_event *)p;
+		if (ev->mask & IN_Q_OVERFLOW) {
+			t->overflow = true;
+			continue;
 		}
-		for (p = buf; p < buf + len;
-		     p += sizeof(*ev) + ev->len) {
-			ev = (const struct inotify_event *)p;
-			if (ev->mask & IN_Q_OVERFLOW) {
-				t->overflow = true;
-				continue;
-			}
-			if (ev->wd == t->parent_wd) {
-				parent_event(t, ev);
-				continue;
-			}
-			n = wd_lookup(t, ev->wd);
-			if (!n)
-				continue;
-			if (ev->mask & IN_IGNORED) {
-				wd_unlink(t, n);
-				/* removed, or its file system unmounted: the
-				 * sets stay as they are, main() exits */
-				if (n == t->root)
-					t->lost = true;
-				continue;
-			}
-			if (ev->len && (ev->mask & IN_ISDIR))
-				sync_child(t, n, ev->name);
-			/* No parent to watch (a mount's root): a cgroup goes
-			 * only once empty, so look when its last child went;
-			 * best effort, it may go later. */
-			if (n == t->root && t->parent_wd < 0 &&
-			    (ev->mask & IN_DELETE) && !n->child && root_dead(t))
+		if (ev->wd == t->parent_wd) {
+			parent_event(t, ev);
+			continue;
+		}
+		n = wd_lookup(t, ev->wd);
+		if (!n)
+			continue;
+		if (ev->mask & IN_IGNORED) {
+			wd_unlink(t, n);
+			/* removed, or its file system unmounted: the sets
+			 * stay as they are, main() exits */
+			if (n == t->root)
 				t->lost = true;
-
+			continue;
 		}
+		if (ev->len && (ev->mask & IN_ISDIR))
+			sync_child(t, n, ev->name);
+		/* No parent to watch (a mount's root): a cgroup goes only
+		 * once empty, so look when its last child went; best
+		 * effort, it may go later. */
+		if (n == t->root && t->parent_wd < 0 &&
+		    (ev->mask & IN_DELETE) && !n->child && root_dead(t))
+			t->lost = true;
 	}
+	return 0;
 }
 
 void cgtree_rescan(struct cgtree *t)

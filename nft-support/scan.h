@@ -67,8 +67,11 @@ int cgtree_open(struct cgtree *t, const char *root,
 		const struct cgtree_ops *ops, void *ctx);
 void cgtree_close(struct cgtree *t);
 /*
- * Read and apply every queued event.  Returns 0, or -errno for a failure
- * of the inotify descriptor itself.  Sets t->overflow on IN_Q_OVERFLOW,
+ * Read and apply the queued events that one read() returns (64 KiB at
+ * most: a bounded share of work per turn of the loop, so that churn in the
+ * tree cannot starve commits and signals; the descriptor stays readable
+ * while more are queued).  Returns 0, or -errno for a failure of the
+ * inotify descriptor itself.  Sets t->overflow on IN_Q_OVERFLOW,
  * t->lost when the root's watch goes (the root removed or unmounted).
  */
 int cgtree_process(struct cgtree *t);

@@ -46,3 +46,17 @@ void sd_notify_reloading(void)
 		 (unsigned long long)ts.tv_nsec / 1000);
 	sd_notify(msg);
 }
+
+double sd_watchdog_interval(void)
+{
+	const char *usec = getenv("WATCHDOG_USEC"), *pid = getenv("WATCHDOG_PID");
+	unsigned long long v;
+	char *end;
+
+	if (!usec || (pid && strtoull(pid, NULL, 10) != (unsigned long long)getpid()))
+		return 0;
+	v = strtoull(usec, &end, 10);
+	if (end == usec || *end)
+		return 0;
+	return v / 2e6;
+}

@@ -10,5 +10,10 @@ void sd_notify(const char *state);
  * wants it; older systemd reads the RELOADING=1 alone.
  */
 void sd_notify_reloading(void);
+/*
+ * How often to send WATCHDOG=1, in seconds (half of WatchdogSec=, from
+ * $WATCHDOG_USEC for this process); 0 when systemd watches none.
+ */
+double sd_watchdog_interval(void);
 
 #endif

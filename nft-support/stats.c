@@ -16,11 +16,16 @@ static void table_row(FILE *f, const struct acct *a,
 {
 	struct acct_ctr t = acct_total(e);
 	char id[24] = "-";
+	size_t len = strlen(a->name);
 
 	if (e->live_id)
 		snprintf(id, sizeof(id), "%" PRIu64, e->live_id);
-	fprintf(f, "%-24s %-20s %12" PRIu64 " %14" PRIu64 " %8" PRIu64 "  /%s\n",
-		a->name, id, t.packets, t.bytes, e->restarts, e->path);
+	put_term_name(f, a->name);
+	fprintf(f, "%*s %-20s %12" PRIu64 " %14" PRIu64 " %8" PRIu64 "  /",
+		len < 24 ? (int)(24 - len) : 0, "", id, t.packets, t.bytes,
+		e->restarts);
+	put_term_name(f, e->path);
+	fputc('\n', f);
 }
 
 static void print_table(FILE *f, const struct acct_store *s, const char *only)
@@ -38,13 +43,11 @@ static void print_table(FILE *f, const struct acct_store *s, const char *only)
 static void json_row(FILE *f, const struct acct *a, const struct acct_path *e)
 {
 	struct acct_ctr t = acct_total(e);
-	char path[PATH_MAX + 2];
 
 	fputs("{\"set\":", f);
-	put_json_string(f, a->name);
+	put_json_name(f, "", a->name);
 	fputs(",\"path\":", f);
-	snprintf(path, sizeof(path), "/%s", e->path);
-	put_json_string(f, path);
+	put_json_name(f, "/", e->path);
 	fputs(",\"id\":", f);
 	if (e->live_id)
 		fprintf(f, "%" PRIu64, e->live_id);

@@ -100,8 +100,10 @@ t_acct_restart() {
 		fail "acct: --metrics-file in Prometheus text format" "$(cat "$TMPD/acct.prom" 2>&1)"
 	# no id changes now: only the periodic reading brings this one in
 	send_n 1 "$ROOT/svc"
+	# (the state file is written just after the metrics file: wait for both)
+	local id=$(stat -c %i "$ROOT/svc")
 	wait_until 5 grep -qx 'nft_cgroupd_packets_total{set="inet:t:s",path="/svc"} 10' "$TMPD/acct.prom" &&
-		grep -q "^p $(stat -c %i "$ROOT/svc") $(stat -c %i "$ROOT/svc") 2 6 174 4 116 0 /svc\$" "$STATE/state" &&
+		wait_until 5 grep -q "^p $id $id 2 6 174 4 116 0 /svc\$" "$STATE/state" &&
 		pass "acct: periodic reading: metrics and state file follow the traffic" ||
 		fail "acct: periodic reading: metrics and state file follow the traffic" "$(cat "$STATE/state" "$TMPD/acct.prom" 2>&1)"
 	stop_daemon
@@ -209,4 +211,110 @@ t_acct_zombie() {
 	stop_daemon
 	stats_has "acct zombie: a path whose id left while stopped is idle, its total kept" /zb/a - 2 0
 	stats_has "acct zombie: the live path is live, its reading folded" /zb/b "$(stat -c %i "$ROOT/zb/b")" 1 0
+}
+
+# The metrics file in a directory others can write to (a textfile
+# collector's): a FIFO or a file planted at the old fixed temporary name
+# PATH.tmp is never opened.  With WATCHDOG_USEC set, the loop sends
+# WATCHDOG=1 (the unit's WatchdogSec=).
+t_acct_metrics_tmp() {
+	new_ns accm; acct_table $((LVL + 1))
+	mkdir -p "$ROOT/msvc"
+	local prom=$TMPD/mt.prom fifo=$TMPD/mf.prom
+	echo planted >"$prom.tmp"
+	chown 65534 "$prom.tmp"; chmod 0666 "$prom.tmp"
+	start_daemon accm --state-dir "$TMPD/mt-state" --stats-interval 0.2 --metrics-file "$prom" \
+		'inet:t:s=msvc' || { fail "metrics tmp: daemon started" "$(cat "$DLOG")"; return; }
+	wait_until 5 grep -qs '^nft_cgroupd_live{set="inet:t:s",path="/msvc"} 1$' "$prom" &&
+		pass "metrics tmp: written beside a file planted at PATH.tmp" ||
+		fail "metrics tmp: written beside a file planted at PATH.tmp" "$(cat "$DLOG")"
+	[ "$(stat -c '%u %a %F' "$prom" 2>&1)" = "0 644 regular file" ] &&
+		pass "metrics tmp: the file is the daemon's own, mode 0644" ||
+		fail "metrics tmp: the file is the daemon's own, mode 0644" "$(stat -c '%U %a %F' "$prom" 2>&1)"
+	[ "$(cat "$prom.tmp") $(stat -c %u "$prom.tmp")" = "planted 65534" ] &&
+		pass "metrics tmp: the planted file is left alone" ||
+		fail "metrics tmp: the planted file is left alone" "$(ls -l "$prom.tmp")"
+	stop_daemon
+
+	new_ns accm2; acct_table $((LVL + 2))
+	mkfifo "$fifo.tmp"
+	local sock=$TMPD/mt.sock
+	NOTIFY_OUT=$TMPD/mt.out
+	notify_sink "$sock" "$NOTIFY_OUT"
+	DLOG=$TMPD/mtf.log
+	NOTIFY_SOCKET=$sock WATCHDOG_USEC=400000 ip netns exec "$NS" "$D" -v --retry-interval 0.2 \
+		--cgroup-root "$ROOT" --state-dir "$TMPD/mf-state" --stats-interval 0.2 \
+		--metrics-file "$fifo" 'inet:t:s=msvc/*' >"$DLOG" 2>&1 &
+	DPID=$!
+	PIDS+=("$DPID")
+	mkdir "$ROOT/msvc/a"
+	assert_set "metrics tmp: the daemon keeps syncing" inet:t:s "$ROOT/msvc/a"
+	wait_until 5 grep -qs '^nft_cgroupd_live{set="inet:t:s",path="/msvc/a"} 1$' "$fifo" &&
+		pass "metrics tmp: written beside a FIFO planted at PATH.tmp" ||
+		fail "metrics tmp: written beside a FIFO planted at PATH.tmp" "$(cat "$DLOG")"
+	wait_until 5 notified_times_atleast WATCHDOG=1 3 &&
+		pass "metrics tmp: WATCHDOG=1 from the loop, every half period" ||
+		fail "metrics tmp: WATCHDOG=1 from the loop, every half period" "$(tr '\n' '|' <"$NOTIFY_OUT")"
+	kill -TERM "$DPID"
+	if wait_until 5 eval '! kill -0 "$DPID" 2>/dev/null'; then
+		wait "$DPID"
+		local rc=$?
+		[ $rc = 0 ] && pass "metrics tmp: exits 0 on SIGTERM" ||
+			fail "metrics tmp: exits 0 on SIGTERM" "rc=$rc"
+	else
+		fail "metrics tmp: exits 0 on SIGTERM" "still running after 5 s: $(cat /proc/"$DPID"/wchan 2>/dev/null)"
+		kill -KILL "$DPID"; wait "$DPID" 2>/dev/null
+	fi
+	[ -p "$fifo.tmp" ] && pass "metrics tmp: the planted FIFO is left alone" ||
+		fail "metrics tmp: the planted FIFO is left alone" "$(ls -l "$fifo.tmp" 2>&1)"
+}
+
+# Cgroup names of any bytes (every byte 0x01-0xff but '/' and newline, alone
+# and all in one name, invalid and overlong UTF-8, surrogates, C1 and
+# terminal controls, backslash escapes that look like ours): each output is
+# read by a real parser for its format, and must give back every name.
+# (The --stats names hold no C0 control: the state file's own escaping is
+# issue 27 item 1.)
+t_hostile_names() {
+	local py=/usr/bin/python3 names=$HERE/names.py out
+	if ! "$py" -c 'import prometheus_client' 2>/dev/null; then
+		echo "SKIP hostile names: no python3-prometheus-client here (the test VM; checked on the host)"
+		return
+	fi
+	new_ns hn; acct_table $((LVL + 3))
+	nsx nft add set inet t w '{ type cgroupsv2; }'
+	mkdir -p "$ROOT/hx/all" "$ROOT/hx/txt"
+	"$py" "$names" make "$ROOT/hx/all" && "$py" "$names" make "$ROOT/hx/txt" --no-c0 ||
+		{ fail "hostile names: made"; return; }
+	local n=$(ls "$ROOT/hx/all" | wc -l) prom=$TMPD/hn.prom
+	start_daemon hn --state-dir "$TMPD/hn-state" --stats-interval 0.2 --metrics-file "$prom" \
+		'inet:t:s=hx/all/*' || { fail "hostile names: daemon started" "$(cat "$DLOG")"; return; }
+	wait_until 10 eval '[ "$(grep -c "^nft_cgroupd_live.* 1\$" "$prom" 2>/dev/null)" = "$n" ]'
+	out=$("$py" "$names" prom "$prom" /hx/all "$ROOT/hx/all" 2>&1) &&
+		pass "hostile names: Prometheus' parser reads the metrics file, every name once" ||
+		fail "hostile names: Prometheus' parser reads the metrics file, every name once" "$(tail -c 600 <<<"$out")"
+	nsx "$D" --cgroup-root "$ROOT" --list inet:t:s >"$TMPD/hn.list" 2>&1
+	out=$("$py" "$names" table "$TMPD/hn.list" /hx/all "$ROOT/hx/all" 2>&1) &&
+		pass "hostile names: --list, no raw control byte, every name once" ||
+		fail "hostile names: --list, no raw control byte, every name once" "$(tail -c 600 <<<"$out")"
+	nsx "$D" --check --cgroup-root "$ROOT" 'inet:t:w=hx/all/*' >"$TMPD/hn.check" 2>&1
+	out=$("$py" "$names" table "$TMPD/hn.check" /hx/all "$ROOT/hx/all" 2>&1) &&
+		pass "hostile names: --check, no raw control byte, every name once" ||
+		fail "hostile names: --check, no raw control byte, every name once" "$(tail -c 600 <<<"$out")"
+	stop_daemon
+
+	STATE=$TMPD/hn-txt
+	start_daemon hn2 --state-dir "$STATE" --stats-interval 0.2 'inet:t:s=hx/txt/*' ||
+		{ fail "hostile names: second daemon started" "$(cat "$DLOG")"; return; }
+	n=$(ls "$ROOT/hx/txt" | wc -l)
+	wait_until 10 eval '[ "$(acct_stats --json inet:t:s | grep -c "\"path\":\"/hx/txt/")" = "$n" ]'
+	stop_daemon
+	acct_stats --json inet:t:s >"$TMPD/hn.json"
+	out=$("$py" "$names" json "$TMPD/hn.json" /hx/txt "$ROOT/hx/txt" 2>&1) &&
+		pass "hostile names: python's json reads --stats --json, every name once" ||
+		fail "hostile names: python's json reads --stats --json, every name once" "$(tail -c 600 <<<"$out")"
+	acct_stats inet:t:s >"$TMPD/hn.stats"
+	out=$("$py" "$names" table "$TMPD/hn.stats" /hx/txt "$ROOT/hx/txt" 2>&1) &&
+		pass "hostile names: --stats table, no raw control byte, every name once" ||
+		fail "hostile names: --stats table, no raw control byte, every name once" "$(tail -c 600 <<<"$out")"
 }

@@ -461,6 +461,28 @@ static void test_escapes(void)
 	      !strcmp(buf, "\"a\\\"b\\\\c\\u0009d\\u00ff\xc3\xa9\" x\\\"y\\\\z\\n"), buf);
 }
 
+/* Names as text, one function per format: valid UTF-8, no control byte. */
+static void test_names(void)
+{
+	const char *name = "a\"b\\c\td\xff\xc3\xa9\xed\xa0\x80\xc2\x9b\x1b";
+	char buf[512] = "";
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+
+	put_json_name(f, "/", name);
+	fputc(' ', f);
+	put_prom_label(f, name);
+	fputc(' ', f);
+	put_term_name(f, name);
+	fclose(f);
+	check("names: JSON, Prometheus and terminal text",
+	      !strcmp(buf, "\"/a\\\"b\\\\\\\\c\\\\x09d\\\\xff\xc3\xa9"
+			   "\\\\xed\\\\xa0\\\\x80\\\\xc2\\\\x9b\\\\x1b\" "
+			   "a\\\"b\\\\\\\\c\\\\x09d\\\\xff\xc3\xa9"
+			   "\\\\xed\\\\xa0\\\\x80\\\\xc2\\\\x9b\\\\x1b "
+			   "a\"b\\\\c\\x09d\\xff\xc3\xa9\\xed\\xa0\\x80\\xc2\\x9b\\x1b"),
+	      buf);
+}
+
 int main(void)
 {
 	char cmd[300];
@@ -477,6 +499,7 @@ int main(void)
 	test_save_limits();
 	test_hostile();
 	test_escapes();
+	test_names();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
 		return 1;

@@ -91,6 +91,11 @@ notified_times() {
 	[ "$(grep -cxF -- "$1" "$NOTIFY_OUT")" = "$2" ]
 }
 
+# notified_times_atleast LINE N: OUT holds the exact line N times or more.
+notified_times_atleast() {
+	[ "$(grep -cxF -- "$1" "$NOTIFY_OUT")" -ge "$2" ]
+}
+
 # Microseconds since boot, from /proc/uptime (bash arithmetic: 64 bits).
 uptime_usec() {
 	local up rest
@@ -185,6 +190,8 @@ t_unit() {
 		grep -qx 'ExecReload=/bin/kill -HUP $MAINPID' "$src" &&
 		pass "unit: after firewalld, Type=notify with a SIGHUP reload" ||
 		fail "unit: after firewalld, Type=notify with a SIGHUP reload"
+	grep -qx 'WatchdogSec=[1-9][0-9]*s' "$src" && pass "unit: WatchdogSec= restarts a stuck daemon" ||
+		fail "unit: WatchdogSec= restarts a stuck daemon"
 }
 
 # The allow-list recipe of the READMEs and the man page, as written: its

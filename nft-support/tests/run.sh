@@ -238,15 +238,23 @@ t_bigsync() {
 	stop_daemon
 }
 
+# start_with_queue LIMIT LOGNAME ARGS...: start_daemon with an inotify
+# queue of LIMIT events (the limit is taken at inotify_init(): set only
+# around the start).
+start_with_queue() {
+	local limit=$1
+	shift
+	SYSCTL_RESTORE=$(cat /proc/sys/fs/inotify/max_queued_events)
+	echo "$limit" > /proc/sys/fs/inotify/max_queued_events
+	start_daemon "$@"
+	echo "$SYSCTL_RESTORE" > /proc/sys/fs/inotify/max_queued_events
+	SYSCTL_RESTORE=
+}
+
 t_overflow() {
 	new_ns ovf; std_table $((LVL + 2))
 	mkdir -p "$ROOT/ovf"
-	# the queue limit is taken at inotify_init(): lower it only around the start
-	SYSCTL_RESTORE=$(cat /proc/sys/fs/inotify/max_queued_events)
-	echo 16 > /proc/sys/fs/inotify/max_queued_events
-	start_daemon ovf 'inet:t:s=ovf/*'
-	echo "$SYSCTL_RESTORE" > /proc/sys/fs/inotify/max_queued_events
-	SYSCTL_RESTORE=
+	start_with_queue 16 ovf 'inet:t:s=ovf/*'
 	kill -STOP "$DPID"
 	local i dirs=()
 	for i in $(seq 1 200); do dirs+=("$ROOT/ovf/c$i"); done
@@ -258,6 +266,34 @@ t_overflow() {
 	mkdir "$ROOT/ovf/after"
 	assert_set "overflow: watching again after the rescan" inet:t:s "$ROOT"/ovf/c*/ "$ROOT/ovf/after"
 	stop_daemon
+}
+
+# A backlog of inotify events (churn in the tree while the daemon was
+# stopped): the daemon works through it a bounded share per turn of its
+# loop, committing as it goes and handling signals between shares, instead
+# of draining all of it first.  SIGTERM then ends it after one share: the
+# cgroup made before the backlog is in the set, the one made after is not.
+t_backlog() {
+	new_ns bl; std_table $((LVL + 2))
+	mkdir -p "$ROOT/bl"
+	start_with_queue 1000000 bl 'inet:t:s=bl/m*'
+	kill -STOP "$DPID"
+	mkdir "$ROOT/bl/m-first"
+	local i
+	for i in 1 2; do
+		(cd "$ROOT/bl" && mkdir c{1..20000} && rmdir c{1..20000})
+	done
+	mkdir "$ROOT/bl/m-last"
+	local t0=$EPOCHREALTIME
+	kill -TERM "$DPID"
+	kill -CONT "$DPID"
+	wait "$DPID"
+	echo "INFO backlog: 80002 events queued; exit $(awk -v a="$t0" -v b="$EPOCHREALTIME" \
+		'BEGIN { printf "%.0f", (b - a) * 1000 }') ms after SIGTERM" >&2
+	set_is inet:t:s "$ROOT/bl/m-first" &&
+		pass "backlog: SIGTERM handled after one bounded share of the backlog, committed" ||
+		fail "backlog: SIGTERM handled after one bounded share of the backlog, committed" \
+			"set has [$(set_ids inet:t:s | tr '\n' ' ')], want only m-first $(stat -c %i "$ROOT/bl/m-first")"
 }
 
 t_degraded() {
@@ -515,12 +551,20 @@ t_systemd() {
 t_config_errors() {
 	local conf=$TMPD/bad.conf out
 	printf '# c\ninet:t:s=ok\nfoo:t:s=x\ninet:t:s=a//b\ninet:t\n' > "$conf"
+	# an inline comment would be part of the pattern: refused; escaped
+	# blanks or '#' name cgroups that hold " #"
+	printf 'inet:t:s=svc/web.service  # web\ninet:t:s=a\\ #b\ninet:t:s=a \\#b\n' >> "$conf"
 	out=$("$D" --once --config "$conf" 2>&1)
 	local rc=$?
 	[ $rc = 2 ] && pass "config: invalid config exits 2" || fail "config: invalid config exits 2" "rc=$rc"
 	grep -q "$conf:3: unknown family \"foo\"" <<<"$out" && grep -q "$conf:4: pattern \"a//b\" has an empty component" <<<"$out" &&
 		grep -q "$conf:5: \"inet:t\" is not FAMILY:TABLE:SET=PATTERN" <<<"$out" &&
 		pass "config: every error names file:line" || fail "config: every error names file:line" "$out"
+	grep -q "$conf:6: pattern \"svc/web.service  # web\" has a blank and '#' at offset 16: comments take a whole line" <<<"$out" &&
+		pass "config: an inline comment is refused, naming file:line" ||
+		fail "config: an inline comment is refused, naming file:line" "$out"
+	[ "$(grep -c "$conf:[78]:" <<<"$out")" = 0 ] && pass "config: escaped \" #\" accepted" ||
+		fail "config: escaped \" #\" accepted" "$out"
 	local v
 	for v in inf 1e-9 nan 5x; do
 		out=$("$D" --once --retry-interval "$v" --cgroup-root /nonexistent 'inet:t:s=x' 2>&1)
@@ -539,6 +583,6 @@ t_config_errors() {
 
 . "$(dirname "$0")/accounting.sh"
 
-TESTS=${*:-once late deep abyss burst thousand bigsync overflow degraded rootloss sighup missing wrongtype restart external noevents levels systemd config_errors check notify unit allowlist acct_restart acct_badstate acct_names acct_deep acct_zombie}
+TESTS=${*:-once late deep abyss burst thousand bigsync overflow backlog degraded rootloss sighup missing wrongtype restart external noevents levels systemd config_errors check notify unit allowlist acct_restart acct_badstate acct_names acct_deep acct_zombie acct_metrics_tmp hostile_names}
 for t in $TESTS; do "t_$t"; done
 summary

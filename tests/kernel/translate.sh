@@ -7,7 +7,8 @@
 # A glob, or an inverted rule (nft's "!=" skips sockets above the rule's
 # level, which "! --path" matches), is not translated (nft # ..., a note
 # naming nft-cgroupd on stderr); a translation carries the note that it
-# binds early.
+# binds early.  nft list ruleset shows a CGROUP2LOG rule of iptables-nft as
+# "xt target CGROUP2LOG", not as its lossy translation.
 . "$(dirname "$0")/../lib/vmtest.sh"
 need_module
 
@@ -192,4 +193,19 @@ expect "restore: iptables-nft's inverted rule counts all but other" 17 "$(pk ir 
 expect "restore: nft has no inverted rule" missing "$(pk xr ip 9913)"
 expect "restore: iptables-nft's glob rule counts web, db, other and below" 10 "$(pk ir ip 9914)"
 expect "restore: nft has no glob rule" missing "$(pk xr ip 9914)"
+
+# nft lists the rules of iptables-nft through the extensions' xlate too:
+# there CGROUP2LOG, like cgroup2, must stay "xt target CGROUP2LOG", never
+# a plain "log" that, saved and loaded again, would log without CGROUP=.
+netns_add lg
+expect_ok "iptables-nft takes a CGROUP2LOG rule" in_ns lg iptables-nft -w -A OUTPUT \
+	-p udp --dport 9921 -j CGROUP2LOG --log-prefix "svc: " --log-level info
+rs=$(in_ns lg nft list ruleset 2>/tmp/nft.err)
+expect_grep "nft lists the CGROUP2LOG rule as xt target CGROUP2LOG" \
+	'udp dport 9921 counter packets 0 bytes 0 xt target CGROUP2LOG$' "$rs"
+expect_nogrep "nft never lists it as a plain log statement" ' log( |$)' "$rs"
+expect_nogrep "nft list prints no CGROUP2LOG translation note" CGROUP2LOG "$(cat /tmp/nft.err)"
+expect_grep "iptables-nft-save still has the target and its options" \
+	'^-A OUTPUT -p udp -m udp --dport 9921 -j CGROUP2LOG --log-prefix "svc: " --log-level 6$' \
+	"$(in_ns lg iptables-nft-save -t filter 2>/dev/null)"
 finish
