@@ -13,6 +13,7 @@
 #include <linux/ipv6.h>
 #include <net/sock.h>
 #include <net/ip.h>
+#include <net/route.h>
 #include <net/ipv6.h>
 #include <net/inet_hashtables.h>
 #include <net/inet6_hashtables.h>
@@ -49,6 +50,30 @@ static struct sock *cg2_lookup_input(const struct sk_buff *skb,
 	}
 }
 
+/* The TCP header of an IPv4 packet, or NULL. */
+static const struct tcphdr *cg2_tcp_hdr_v4(const struct sk_buff *skb,
+					   struct tcphdr *buf)
+{
+	const struct iphdr *iph = ip_hdr(skb);
+
+	if (iph->protocol != IPPROTO_TCP || ip_is_fragment(iph))
+		return NULL;
+	return skb_header_pointer(skb, ip_hdrlen(skb), sizeof(*buf), buf);
+}
+
+#if IS_ENABLED(CONFIG_IPV6)
+/* The TCP header of an IPv6 packet, or NULL; its offset in *@thoff. */
+static const struct tcphdr *cg2_tcp_hdr_v6(const struct sk_buff *skb,
+					   unsigned int *thoff,
+					   struct tcphdr *buf)
+{
+	*thoff = 0;
+	if (ipv6_find_hdr(skb, thoff, IPPROTO_TCP, NULL, NULL) != IPPROTO_TCP)
+		return NULL;
+	return skb_header_pointer(skb, *thoff, sizeof(*buf), buf);
+}
+#endif
+
 /*
  * Under syncookies a SYN-ACK leaves without a socket: tcp_make_synack()
  * attaches none, to avoid false sharing during a SYN flood.  Find the
@@ -63,13 +88,11 @@ static struct sock *cg2_synack_listener_v4(const struct sk_buff *skb,
 	const struct tcphdr *th;
 	struct tcphdr _th;
 
-	if (iph->protocol != IPPROTO_TCP || ip_is_fragment(iph))
-		return NULL;
-	th = skb_header_pointer(skb, ip_hdrlen(skb), sizeof(_th), &_th);
+	th = cg2_tcp_hdr_v4(skb, &_th);
 	if (!th || !th->syn || !th->ack)
 		return NULL;
-	return cg2_listener_v4(net, iph->daddr, th->dest, iph->saddr,
-			       th->source, dif);
+	return cg2_listener_v4(net, NULL, 0, iph->daddr, th->dest, iph->saddr,
+			       th->source, dif, 0);
 }
 
 #if IS_ENABLED(CONFIG_IPV6)
@@ -78,16 +101,14 @@ static struct sock *cg2_synack_listener_v6(const struct sk_buff *skb,
 {
 	const struct ipv6hdr *ip6h = ipv6_hdr(skb);
 	const struct tcphdr *th;
-	unsigned int thoff = 0;
+	unsigned int thoff;
 	struct tcphdr _th;
 
-	if (ipv6_find_hdr(skb, &thoff, IPPROTO_TCP, NULL, NULL) != IPPROTO_TCP)
-		return NULL;
-	th = skb_header_pointer(skb, thoff, sizeof(_th), &_th);
+	th = cg2_tcp_hdr_v6(skb, &thoff, &_th);
 	if (!th || !th->syn || !th->ack)
 		return NULL;
-	return cg2_listener_v6(net, &ip6h->daddr, th->dest, &ip6h->saddr,
-			       th->source, dif);
+	return cg2_listener_v6(net, NULL, 0, &ip6h->daddr, th->dest,
+			       &ip6h->saddr, th->source, dif, 0);
 }
 #endif
 
@@ -109,6 +130,82 @@ static struct sock *cg2_synack_listener(const struct sk_buff *skb,
 	}
 }
 
+/*
+ * A SYN that reopens a connection held in TIME_WAIT goes to the listener,
+ * if there is one (TCP_TW_SYN in tcp_v4_rcv() and tcp_v6_rcv(), and
+ * nf_tproxy_handle_time_wait4/6()): find the listener TCP will find, with
+ * the packet's addresses, interface and VRF, and leave the TIME_WAIT
+ * socket as it is.  Listeners are SOCK_RCU_FREE: no reference is taken.
+ */
+static bool cg2_pure_syn(const struct tcphdr *th)
+{
+	return th->syn && !th->ack && !th->rst && !th->fin;
+}
+
+/*
+ * The skb for a reuseport group's BPF selector, which sees the packet from
+ * its @doff'th byte (skb->data is the network header in INPUT; TCP's own
+ * lookup starts at the TCP header, so an eBPF selector reading headers may
+ * choose another member): only when those bytes are linear, so that the
+ * selector's temporary pull moves no header that rules point into.
+ */
+static struct sk_buff *cg2_selector_skb(const struct sk_buff *skb,
+					unsigned int doff)
+{
+	return doff <= skb_headlen(skb) ? (struct sk_buff *)skb : NULL;
+}
+
+static struct sock *cg2_tw_listener_v4(const struct sk_buff *skb,
+				       struct net *net)
+{
+	const struct iphdr *iph = ip_hdr(skb);
+	const struct tcphdr *th;
+	struct tcphdr _th;
+	unsigned int doff;
+
+	th = cg2_tcp_hdr_v4(skb, &_th);
+	if (!th || !cg2_pure_syn(th))
+		return NULL;
+	doff = ip_hdrlen(skb) + __tcp_hdrlen(th);
+	return cg2_listener_v4(net, cg2_selector_skb(skb, doff), doff,
+			       iph->saddr, th->source, iph->daddr, th->dest,
+			       inet_iif(skb), inet_sdif(skb));
+}
+
+#if IS_ENABLED(CONFIG_IPV6)
+static struct sock *cg2_tw_listener_v6(const struct sk_buff *skb,
+				       struct net *net)
+{
+	const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+	const struct tcphdr *th;
+	unsigned int thoff, doff;
+	struct tcphdr _th;
+
+	th = cg2_tcp_hdr_v6(skb, &thoff, &_th);
+	if (!th || !cg2_pure_syn(th))
+		return NULL;
+	doff = thoff + __tcp_hdrlen(th);
+	return cg2_listener_v6(net, cg2_selector_skb(skb, doff), doff,
+			       &ip6h->saddr, th->source, &ip6h->daddr,
+			       th->dest, inet6_iif(skb), inet6_sdif(skb));
+}
+#endif
+
+static struct sock *cg2_tw_listener(const struct sk_buff *skb,
+				    const struct xt_action_param *par)
+{
+	switch (xt_family(par)) {
+	case NFPROTO_IPV4:
+		return cg2_tw_listener_v4(skb, xt_net(par));
+#if IS_ENABLED(CONFIG_IPV6)
+	case NFPROTO_IPV6:
+		return cg2_tw_listener_v6(skb, xt_net(par));
+#endif
+	default:
+		return NULL;
+	}
+}
+
 struct sock *cg2_find_packet_sock(const struct sk_buff *skb,
 				  const struct xt_action_param *par,
 				  struct sock **ref)
@@ -122,6 +219,11 @@ struct sock *cg2_find_packet_sock(const struct sk_buff *skb,
 	} else if (!sk && xt_hooknum(par) == NF_INET_LOCAL_OUT) {
 		sk = cg2_synack_listener(skb, par);
 	}
+
+	/* Early demux's or our own: *ref, if any, stays the TIME_WAIT's. */
+	if (sk && sk->sk_state == TCP_TIME_WAIT &&
+	    xt_hooknum(par) == NF_INET_LOCAL_IN)
+		sk = cg2_tw_listener(skb, par);
 
 	/* A request socket (SYN-ACK, the handshake's ACK) is its listener's. */
 	sk = sk_to_full_sk(sk);
