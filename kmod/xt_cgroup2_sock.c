@@ -27,29 +27,6 @@
 #error "xt_cgroup2 needs a kernel with CONFIG_NF_DEFRAG_IPV6"
 #endif
 
-/*
- * Early demux attaches no socket on loopback or to a SYN for a listener:
- * look the receiving socket up as xt_socket does.  Returns a reference, to
- * a full, request or TIME_WAIT socket.  IPv6 fragments are reassembled
- * first (cg2_defrag_get()): the lookup cannot read a later fragment.
- */
-static struct sock *cg2_lookup_input(const struct sk_buff *skb,
-				     const struct xt_action_param *par)
-{
-	switch (xt_family(par)) {
-#if IS_ENABLED(CONFIG_NF_SOCKET_IPV4)
-	case NFPROTO_IPV4:
-		return nf_sk_lookup_slow_v4(xt_net(par), skb, xt_in(par));
-#endif
-#if IS_ENABLED(CONFIG_NF_SOCKET_IPV6)
-	case NFPROTO_IPV6:
-		return nf_sk_lookup_slow_v6(xt_net(par), skb, xt_in(par));
-#endif
-	default:
-		return NULL;
-	}
-}
-
 /* The TCP header of an IPv4 packet, or NULL. */
 static const struct tcphdr *cg2_tcp_hdr_v4(const struct sk_buff *skb,
 					   struct tcphdr *buf)
@@ -77,9 +54,11 @@ static const struct tcphdr *cg2_tcp_hdr_v6(const struct sk_buff *skb,
 /*
  * Under syncookies a SYN-ACK leaves without a socket: tcp_make_synack()
  * attaches none, to avoid false sharing during a SYN flood.  Find the
- * listener it answers for as the SYN found it (without the skb, reuseport
- * picks by hash).  Listeners are freed after an RCU grace period and hooks
- * run under RCU: no reference is taken.
+ * listener it answers for as the SYN found it, as far as the SYN-ACK
+ * tells: not the SYN for a reuseport BPF selector (reuseport picks by
+ * hash), nor the SYN's VRF slave device (sdif 0); the man page says so.
+ * Listeners are freed after an RCU grace period and hooks run under RCU:
+ * no reference is taken.
  */
 static struct sock *cg2_synack_listener_v4(const struct sk_buff *skb,
 					   struct net *net, int dif)
@@ -155,39 +134,54 @@ static struct sk_buff *cg2_selector_skb(const struct sk_buff *skb,
 	return doff <= skb_headlen(skb) ? (struct sk_buff *)skb : NULL;
 }
 
-static struct sock *cg2_tw_listener_v4(const struct sk_buff *skb,
-				       struct net *net)
+/* The listener TCP hands the segment @th of IPv4 @skb to. */
+static struct sock *cg2_tcp_listener_v4(const struct sk_buff *skb,
+					const struct tcphdr *th,
+					struct net *net)
 {
 	const struct iphdr *iph = ip_hdr(skb);
-	const struct tcphdr *th;
-	struct tcphdr _th;
-	unsigned int doff;
+	unsigned int doff = ip_hdrlen(skb) + __tcp_hdrlen(th);
 
-	th = cg2_tcp_hdr_v4(skb, &_th);
-	if (!th || !cg2_pure_syn(th))
-		return NULL;
-	doff = ip_hdrlen(skb) + __tcp_hdrlen(th);
 	return cg2_listener_v4(net, cg2_selector_skb(skb, doff), doff,
 			       iph->saddr, th->source, iph->daddr, th->dest,
 			       inet_iif(skb), inet_sdif(skb));
 }
 
-#if IS_ENABLED(CONFIG_IPV6)
-static struct sock *cg2_tw_listener_v6(const struct sk_buff *skb,
+static struct sock *cg2_tw_listener_v4(const struct sk_buff *skb,
 				       struct net *net)
 {
-	const struct ipv6hdr *ip6h = ipv6_hdr(skb);
 	const struct tcphdr *th;
-	unsigned int thoff, doff;
 	struct tcphdr _th;
 
-	th = cg2_tcp_hdr_v6(skb, &thoff, &_th);
-	if (!th || !cg2_pure_syn(th))
-		return NULL;
-	doff = thoff + __tcp_hdrlen(th);
+	th = cg2_tcp_hdr_v4(skb, &_th);
+	return th && cg2_pure_syn(th) ? cg2_tcp_listener_v4(skb, th, net) : NULL;
+}
+
+#if IS_ENABLED(CONFIG_IPV6)
+/* The listener TCP hands the segment @th at @thoff of IPv6 @skb to. */
+static struct sock *cg2_tcp_listener_v6(const struct sk_buff *skb,
+					unsigned int thoff,
+					const struct tcphdr *th,
+					struct net *net)
+{
+	const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+	unsigned int doff = thoff + __tcp_hdrlen(th);
+
 	return cg2_listener_v6(net, cg2_selector_skb(skb, doff), doff,
 			       &ip6h->saddr, th->source, &ip6h->daddr,
 			       th->dest, inet6_iif(skb), inet6_sdif(skb));
+}
+
+static struct sock *cg2_tw_listener_v6(const struct sk_buff *skb,
+				       struct net *net)
+{
+	const struct tcphdr *th;
+	unsigned int thoff;
+	struct tcphdr _th;
+
+	th = cg2_tcp_hdr_v6(skb, &thoff, &_th);
+	return th && cg2_pure_syn(th) ?
+	       cg2_tcp_listener_v6(skb, thoff, th, net) : NULL;
 }
 #endif
 
@@ -206,6 +200,67 @@ static struct sock *cg2_tw_listener(const struct sk_buff *skb,
 	}
 }
 
+/*
+ * Early demux attaches no socket on loopback or to a SYN for a listener:
+ * look the receiving socket up.  TCP as tcp_v4_rcv() and tcp_v6_rcv() do,
+ * with the packet's interface and VRF: an established, request or
+ * TIME_WAIT socket comes with a reference in *@ref, a listener without
+ * one (SOCK_RCU_FREE, and hooks run under RCU), so that rules do not
+ * bounce one listener's refcount between CPUs under a SYN flood.  Other
+ * protocols as xt_socket does, with a reference.  IPv6 fragments are
+ * reassembled first (cg2_defrag_get()): the lookup cannot read a later
+ * fragment.
+ */
+static struct sock *cg2_lookup_input(const struct sk_buff *skb,
+				     const struct xt_action_param *par,
+				     struct sock **ref)
+{
+	struct net *net = xt_net(par);
+	const struct tcphdr *th;
+	struct tcphdr _th;
+#if IS_ENABLED(CONFIG_IPV6)
+	unsigned int thoff;
+#endif
+
+	switch (xt_family(par)) {
+	case NFPROTO_IPV4:
+		th = cg2_tcp_hdr_v4(skb, &_th);
+		if (th) {
+			*ref = cg2_established_v4(net, ip_hdr(skb)->saddr,
+						  th->source,
+						  ip_hdr(skb)->daddr,
+						  ntohs(th->dest),
+						  inet_iif(skb),
+						  inet_sdif(skb));
+			return *ref ?: cg2_tcp_listener_v4(skb, th, net);
+		}
+#if IS_ENABLED(CONFIG_NF_SOCKET_IPV4)
+		*ref = nf_sk_lookup_slow_v4(net, skb, xt_in(par));
+#endif
+		return *ref;
+#if IS_ENABLED(CONFIG_IPV6)
+	case NFPROTO_IPV6:
+		th = cg2_tcp_hdr_v6(skb, &thoff, &_th);
+		if (th) {
+			*ref = cg2_established_v6(net, &ipv6_hdr(skb)->saddr,
+						  th->source,
+						  &ipv6_hdr(skb)->daddr,
+						  ntohs(th->dest),
+						  inet6_iif(skb),
+						  inet6_sdif(skb));
+			return *ref ?: cg2_tcp_listener_v6(skb, thoff, th,
+							   net);
+		}
+#if IS_ENABLED(CONFIG_NF_SOCKET_IPV6)
+		*ref = nf_sk_lookup_slow_v6(net, skb, xt_in(par));
+#endif
+		return *ref;
+#endif
+	default:
+		return NULL;
+	}
+}
+
 struct sock *cg2_find_packet_sock(const struct sk_buff *skb,
 				  const struct xt_action_param *par,
 				  struct sock **ref)
@@ -213,12 +268,10 @@ struct sock *cg2_find_packet_sock(const struct sk_buff *skb,
 	struct sock *sk = skb->sk;
 
 	*ref = NULL;
-	if (!sk && xt_hooknum(par) == NF_INET_LOCAL_IN) {
-		*ref = cg2_lookup_input(skb, par);
-		sk = *ref;
-	} else if (!sk && xt_hooknum(par) == NF_INET_LOCAL_OUT) {
+	if (!sk && xt_hooknum(par) == NF_INET_LOCAL_IN)
+		sk = cg2_lookup_input(skb, par, ref);
+	else if (!sk && xt_hooknum(par) == NF_INET_LOCAL_OUT)
 		sk = cg2_synack_listener(skb, par);
-	}
 
 	/* Early demux's or our own: *ref, if any, stays the TIME_WAIT's. */
 	if (sk && sk->sk_state == TCP_TIME_WAIT &&
