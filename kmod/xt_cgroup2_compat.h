@@ -24,37 +24,81 @@ static inline const char *cg2_cgroup_name(const struct cgroup *cgrp)
 }
 
 /*
- * The TCP listener a segment from @saddr:@sport to @daddr:@dport reaches.
- * Newer kernels find @net's socket tables themselves; older ones are given
- * them (the netns's own, or the global ones it points to).
+ * The established, request or TIME_WAIT socket of a TCP segment from
+ * @saddr:@sport to @daddr:@hnum, with a reference.  Newer kernels find
+ * @net's socket tables themselves, as for the listeners below.
  */
-static inline struct sock *cg2_listener_v4(struct net *net, __be32 saddr,
-					   __be16 sport, __be32 daddr,
-					   __be16 dport, int dif)
+static inline struct sock *cg2_established_v4(struct net *net, __be32 saddr,
+					      __be16 sport, __be32 daddr,
+					      u16 hnum, int dif, int sdif)
+{
+#ifdef CG2_HAVE_ESTABLISHED_LOOKUP_BY_NET
+	return __inet_lookup_established(net, saddr, sport, daddr, hnum, dif,
+					 sdif);
+#else
+	return __inet_lookup_established(net, net->ipv4.tcp_death_row.hashinfo,
+					 saddr, sport, daddr, hnum, dif, sdif);
+#endif
+}
+
+#if IS_ENABLED(CONFIG_IPV6)
+static inline struct sock *cg2_established_v6(struct net *net,
+					      const struct in6_addr *saddr,
+					      __be16 sport,
+					      const struct in6_addr *daddr,
+					      u16 hnum, int dif, int sdif)
+{
+#ifdef CG2_HAVE_ESTABLISHED_LOOKUP_BY_NET
+	return __inet6_lookup_established(net, saddr, sport, daddr, hnum, dif,
+					  sdif);
+#else
+	return __inet6_lookup_established(net,
+					  net->ipv4.tcp_death_row.hashinfo,
+					  saddr, sport, daddr, hnum, dif,
+					  sdif);
+#endif
+}
+#endif
+
+/*
+ * The TCP listener a segment from @saddr:@sport to @daddr:@dport reaches,
+ * arriving on @dif (@sdif: its VRF slave device, or 0).  @skb, if given,
+ * goes to a reuseport group's BPF selector, @doff bytes on from skb->data
+ * to the payload.  Newer kernels find @net's socket tables themselves;
+ * older ones are given them (the netns's own, or the global ones it points
+ * to).
+ */
+static inline struct sock *cg2_listener_v4(struct net *net,
+					   struct sk_buff *skb, int doff,
+					   __be32 saddr, __be16 sport,
+					   __be32 daddr, __be16 dport,
+					   int dif, int sdif)
 {
 #ifdef CG2_HAVE_LISTENER_LOOKUP_BY_NET
-	return inet_lookup_listener(net, NULL, 0, saddr, sport, daddr, dport,
-				    dif, 0);
+	return inet_lookup_listener(net, skb, doff, saddr, sport, daddr, dport,
+				    dif, sdif);
 #else
 	return inet_lookup_listener(net, net->ipv4.tcp_death_row.hashinfo,
-				    NULL, 0, saddr, sport, daddr, dport, dif, 0);
+				    skb, doff, saddr, sport, daddr, dport,
+				    dif, sdif);
 #endif
 }
 
 #if IS_ENABLED(CONFIG_IPV6)
 static inline struct sock *cg2_listener_v6(struct net *net,
+					   struct sk_buff *skb, int doff,
 					   const struct in6_addr *saddr,
 					   __be16 sport,
 					   const struct in6_addr *daddr,
-					   __be16 dport, int dif)
+					   __be16 dport, int dif, int sdif)
 {
 #ifdef CG2_HAVE_LISTENER_LOOKUP_BY_NET
-	return inet6_lookup_listener(net, NULL, 0, saddr, sport, daddr,
-				     ntohs(dport), dif, 0);
+	return inet6_lookup_listener(net, skb, doff, saddr, sport, daddr,
+				     ntohs(dport), dif, sdif);
 #else
 	return inet6_lookup_listener(net, net->ipv4.tcp_death_row.hashinfo,
-				     NULL, 0, saddr, sport, daddr,
-				     ntohs(dport), dif, 0);
+				     skb, doff, saddr, sport, daddr,
+				     ntohs(dport), dif, sdif);
 #endif
 }
 #endif

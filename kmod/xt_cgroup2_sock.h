@@ -14,7 +14,8 @@
 
 /*
  * Only full sockets of this netns that processes made carry a service's
- * cgroup.  TIME_WAIT sockets have none; kernel sockets (the control
+ * cgroup.  TIME_WAIT sockets have none (a SYN that meets one counts as its
+ * listener's, cg2_find_packet_sock()); kernel sockets (the control
  * sockets that send RSTs, ICMP errors, neighbour discovery and MLD, and
  * those of in-kernel users such as tunnels) are nobody's service: their
  * packets count as packets without a socket.
@@ -27,9 +28,11 @@ static inline bool cg2_service_sock(const struct sock *sk,
 
 /*
  * The socket of a process that @skb belongs to, or NULL: request sockets
- * count as their listener; TIME_WAIT, kernel and other-netns sockets as no
- * socket.  A socket looked up here comes with a reference in *@ref (else
- * NULL), to drop with sock_gen_put() once done.
+ * count as their listener, and in INPUT so does a SYN (no ACK, RST or FIN)
+ * that meets a TIME_WAIT socket, if TCP will hand it to a listener; other
+ * TIME_WAIT, kernel and other-netns sockets count as no socket.  A socket
+ * looked up here comes with a reference in *@ref (else NULL), to drop with
+ * sock_gen_put() once done: it may be another than the one returned.
  */
 struct sock *cg2_find_packet_sock(const struct sk_buff *skb,
 				  const struct xt_action_param *par,

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# TIME_WAIT sockets have no cgroup: their packets never match, with or
-# without "!", like packets without a socket.  A SYN that reopens a
-# connection the server holds in TIME_WAIT (same client port) meets the
-# TIME_WAIT socket in INPUT, attached by early demux or found by the
-# match's own lookup: it is counted by neither --path srv.service nor
-# ! --path nothing, and the connection is made all the same (no DROP
-# here).  IPv4 and IPv6, early demux on and off.
+# A SYN that reopens a connection the server holds in TIME_WAIT (the same
+# client port) goes to the listener (TCP_TW_SYN in tcp_v4_rcv and
+# tcp_v6_rcv), and is judged by the listener's cgroup: through an INPUT
+# allow-list (ESTABLISHED, then --path srv.service, then DROP), 5 of 5
+# reconnects over server TIME_WAIT succeed, each SYN counted by --path
+# srv.service.  The SYN meets the TIME_WAIT socket attached by early demux
+# or found by the match's own lookup: IPv4 and IPv6, early demux on and
+# off.  With no listener the SYN counts as without a socket, as before.
 . "$(dirname "$0")/../lib/vmtest.sh"
 need_module
 
@@ -15,11 +16,15 @@ veth_ns peer 10.9.0.1/24 10.9.0.2/24
 ip addr add fd00::1/64 dev veth0 nodad && ip -n peer addr add fd00::2/64 dev eth0 nodad ||
 	fail "IPv6 addresses"
 for ipt in iptables-legacy ip6tables-legacy; do
-	s=(-p tcp --syn --dport 8083)
+	d=(-p tcp --dport 8083) s=(-p tcp --syn --dport 8083)
 	$ipt -w -A INPUT "${s[@]}" -m comment --comment syn-all &&
-		$ipt -w -A INPUT "${s[@]}" -m cgroup2 --path srv.service -m comment --comment syn-srv &&
-		$ipt -w -A INPUT "${s[@]}" -m cgroup2 ! --path nothing -m comment --comment syn-not ||
-		fail "$ipt: rules"
+		$ipt -w -A INPUT "${s[@]}" -m cgroup2 ! --path nothing -m comment --comment syn-not &&
+		$ipt -w -A INPUT "${d[@]}" -m conntrack --ctstate ESTABLISHED -j ACCEPT &&
+		$ipt -w -A INPUT "${s[@]}" -m cgroup2 --path srv.service \
+			-m comment --comment syn-srv -j ACCEPT &&
+		$ipt -w -A INPUT "${d[@]}" -m cgroup2 --path srv.service -j ACCEPT &&
+		$ipt -w -A INPUT "${d[@]}" -m comment --comment drop -j DROP ||
+		fail "$ipt: allow-list"
 done
 
 sport=40000
@@ -30,32 +35,59 @@ stop() {
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 }
+# tw_ports: the client ports of the server's connections in TIME_WAIT.
+tw_ports() {
+	ss -Htan state time-wait "( sport = :8083 )" | awk '{ sub(/.*[:\]]/, "", $4); print $4 }'
+}
+# conn FAM ADDR PORT MS: connect from client port PORT, print the result.
+conn() {
+	in_ns peer cg2net connect "$1" "$2" 8083 --sport "$3" --send hello --timeout "$4" 2>/dev/null
+}
 for d in 1 0; do
 	sysctl -qw net.ipv4.ip_early_demux=$d net.ipv4.tcp_early_demux=$d || fail "sysctl"
 	for fam in tcp tcp6; do
 		ipt=iptables-legacy a=10.9.0.1
 		[[ $fam == tcp6 ]] && ipt=ip6tables-legacy a=fd00::1
 		tag="early_demux=$d $fam"
-		bg_listen tw --cgroup srv.service listen $fam $a 8083 --count 10 --timeout 30000
-		# The server closes first, so it holds the connection in TIME_WAIT;
-		# unless the client's close crossed its FIN: then try another port.
-		for try in 1 2 3 4 5; do
+		bg_listen tw --cgroup srv.service listen $fam $a 8083 --count 100 --timeout 60000
+		# Five client ports whose connection the server holds in TIME_WAIT:
+		# it closes first, unless the client's close crossed its FIN (then
+		# that port is left out).
+		ports=()
+		for ((try = 0; try < 15 && ${#ports[@]} < 5; try++)); do
 			sport=$((sport + 1))
-			out=$(in_ns peer cg2net connect $fam $a 8083 --sport $sport --send hello \
-				--timeout 4000 2>/dev/null)
-			[[ $out == "connected reply 5" ]] || fail "$tag: connection from port $sport ($out)"
-			ss -Htan state time-wait "( sport = :8083 )" | grep -qE ":$sport\b" && break
+			out=$(conn $fam $a $sport 4000)
+			[[ $out == "connected reply 5" ]] || fail "$tag: first connection from $sport ($out)"
+			tw_ports | grep -qx $sport && ports+=($sport)
 		done
-		expect_grep "$tag: the server holds a connection in TIME_WAIT" ":$sport\b" \
-			"$(ss -Htan state time-wait "( sport = :8083 )")"
+		expect "$tag: 5 client ports meet server TIME_WAIT" 5 "${#ports[@]}"
 		$ipt -w -Z INPUT
-		expect "$tag: the same client port connects again" "connected reply 5" \
-			"$(in_ns peer cg2net connect $fam $a 8083 --sport $sport --send hello --timeout 4000 2>/dev/null)"
-		stop tw
+		ok=0
+		for p in "${ports[@]}"; do
+			tw_ports | grep -qx "$p" || fail "$tag: port $p left TIME_WAIT before its reconnect"
+			out=$(conn $fam $a $p 3000)
+			[[ $out == "connected reply 5" ]] && ok=$((ok + 1))
+		done
+		expect "$tag: reconnects over server TIME_WAIT" "5 of 5" "$ok of 5"
 		snap $ipt INPUT
-		expect "$tag: its SYN arrived" 1 "$(snapc syn-all)"
-		expect "$tag: --path srv.service does not count it" 0 "$(snapc syn-srv)"
-		expect "$tag: ! --path nothing does not count it" 0 "$(snapc syn-not)"
+		expect "$tag: 5 reconnect SYNs arrived" 5 "$(snapc syn-all)"
+		expect "$tag: --path srv.service counts each" 5 "$(snapc syn-srv)"
+		expect "$tag: ! --path nothing counts each" 5 "$(snapc syn-not)"
+		expect "$tag: nothing dropped" 0 "$(snapc drop)"
+
+		# No listener: the SYN has no socket, and is dropped.
+		stop tw
+		p=$(tw_ports | head -n 1)
+		$ipt -w -Z INPUT
+		if [[ -n $p ]]; then
+			expect "$tag: no listener: no connection" timeout "$(conn $fam $a $p 1500)"
+			snap $ipt INPUT
+			expect_ok "$tag: no listener: its SYN arrived" test "$(snapc syn-all)" -ge 1
+			expect "$tag: no listener: --path srv.service does not count it" 0 "$(snapc syn-srv)"
+			expect "$tag: no listener: ! --path nothing does not count it" 0 "$(snapc syn-not)"
+		else
+			fail "$tag: no connection left in TIME_WAIT"
+		fi
 	done
 done
 finish
