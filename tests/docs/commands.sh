@@ -78,7 +78,7 @@ while IFS=$'\t' read -r f line lang tags; do
 		t=${tags#vm:}; t=${t%% *}
 		test=${t%%:*} id=${t#*:}
 		k=tests/kernel/$test.sh
-		if [[ -f $k ]] && grep -q 'blocks get' "$k" && grep -q '^# vm-options:.*--add docs' "$k" &&
+		if [[ -f $k ]] && grep -q '/tests/docs/blocks' "$k" && grep -q '^# vm-options:.*--add docs' "$k" &&
 			grep -qw -- "$id" "$k"; then
 			pass "$where: $k runs vm:$test:$id"
 		else

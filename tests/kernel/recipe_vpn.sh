@@ -55,28 +55,64 @@ done
 # A new instance of the app, started after the rules.
 mkcg "$APPS/app-firefox-5678.scope"
 
-# check FAM IPT4OR6 SERVER: each sender's traffic arrives on its side.
+# check FAM IPT4OR6 SERVER NEW: each sender's traffic arrives on its side
+# (NEW: the instance started after the rules).
 check() {
-	local fam=$1 ipt=$2 srv=$3 u=udp t=tcp
-	[[ $fam == ipv6 ]] && u=udp6 t=tcp6
+	local fam=$1 ipt=$2 srv=$3 new=$4 t=tcp side
+	[[ $fam == ipv6 ]] && t=tcp6
+	for side in lan vpn; do "${side}_$ipt" -Z INPUT; done
 	sends "$APPS/app-firefox-1234.scope" "$srv" 7000 3
-	sends "$APPS/app-firefox-5678.scope" "$srv" 7000 2
+	sends "$APPS/$new" "$srv" 7000 2
 	sends "$APPS/app-org.gnome.Terminal-77.scope" "$srv" 7000 4
 	sends system.slice/updater.service "$srv" 7000 1
-	expect "$fam: the app's 5 datagrams (two instances) arrive through the tunnel" \
+	expect "$FORM $fam: the app's 5 datagrams (two instances) arrive through the tunnel" \
 		5 "$(counter "vpn_$ipt" INPUT udp)"
-	expect "$fam: the other 5 datagrams arrive through the LAN" \
+	expect "$FORM $fam: the other 5 datagrams arrive through the LAN" \
 		5 "$(counter "lan_$ipt" INPUT udp)"
-	for cg in app-firefox-1234.scope app-firefox-5678.scope; do
-		expect "$fam: TCP of $cg is answered" "connected reply 2" \
+	for cg in app-firefox-1234.scope "$new"; do
+		expect "$FORM $fam: TCP of $cg is answered" "connected reply 2" \
 			"$(cg2net --cgroup "$APPS/$cg" connect $t "$srv" 7001 --send hi --timeout 3000)"
 	done
-	expect "$fam: TCP of another app is answered" "connected reply 2" \
+	expect "$FORM $fam: TCP of another app is answered" "connected reply 2" \
 		"$(cg2net --cgroup "$APPS/app-org.gnome.Terminal-77.scope" connect $t "$srv" 7001 \
 			--send hi --timeout 3000)"
-	expect "$fam: the app's 2 connections came through the tunnel" 2 "$(counter "vpn_$ipt" INPUT syn)"
-	expect "$fam: 1 connection came through the LAN" 1 "$(counter "lan_$ipt" INPUT syn)"
+	expect "$FORM $fam: the app's 2 connections came through the tunnel" 2 "$(counter "vpn_$ipt" INPUT syn)"
+	expect "$FORM $fam: 1 connection came through the LAN" 1 "$(counter "lan_$ipt" INPUT syn)"
 }
-check ipv4 ipt 192.0.2.80
-check ipv6 ip6t 2001:db8::80
+FORM=iptables
+check ipv4 ipt 192.0.2.80 app-firefox-5678.scope
+check ipv6 ip6t 2001:db8::80 app-firefox-5678.scope
+
+# The nftables form instead of the iptables rules (the ip rules and routes
+# stay): the ruleset as written to vpn.nft, then the nftd block, whose
+# nft-cgroupd runs in the foreground until the test ends.
+iptables -t mangle -F OUTPUT && iptables -t nat -F POSTROUTING &&
+	ip6tables -t mangle -F OUTPUT && ip6tables -t nat -F POSTROUTING ||
+	fail "flush the iptables form"
+dir=$(mktemp -d)
+/tests/docs/blocks get "$RECIPE" vm:recipe_vpn:nft >"$dir/vpn.nft" ||
+	fail "the recipe has its nft ruleset"
+block=$(/tests/docs/blocks get "$RECIPE" vm:recipe_vpn:nftd) || fail "the recipe has its nftd block"
+# In a session of its own, so that the daemon goes with it at the end.
+(cd "$dir" && exec setsid bash -e -c "$block") >"$dir/nftd.log" 2>&1 &
+nftd=$!
+# in_set N: wait (5 s at most) until the set holds N app cgroups.
+in_set() {
+	local i
+	for i in $(seq 100); do
+		(($(nft list set inet vpn apps 2>/dev/null | grep -o 'app-firefox-[0-9]*' | wc -l) == $1)) &&
+			return 0
+		sleep 0.05
+	done
+	return 1
+}
+if in_set 2; then pass "nftd: nft-cgroupd fills the set with the two instances"
+else fail "nftd: nft-cgroupd fills the set with the two instances ($(tr '\n' ' ' <"$dir/nftd.log" | head -c 600))"; fi
+mkcg "$APPS/app-firefox-9999.scope"
+expect_ok "nftd: and adds a new instance" in_set 3
+FORM=nft
+check ipv4 ipt 192.0.2.80 app-firefox-9999.scope
+check ipv6 ip6t 2001:db8::80 app-firefox-9999.scope
+kill -- -"$nftd" 2>/dev/null
+grep -q . "$dir/nftd.log" && echo "INFO nft-cgroupd said: $(tr '\n' ' ' <"$dir/nftd.log" | head -c 300)"
 finish
