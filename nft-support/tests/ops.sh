@@ -194,7 +194,8 @@ t_unit() {
 		fail "unit: WatchdogSec= restarts a stuck daemon"
 }
 
-# The allow-list recipe of the READMEs and the man page, as written: its
+# The allow-list recipe of nft-support/README.md,
+# docs/recipes/nft-allow-list.md and the man page, as written: its
 # ruleset is tests/allowlist.nft, which t_allowlist checks against the
 # docs where they are (not in the test VM).  It is loaded, and the daemon
 # run, in a cgroup namespace rooted at the test's directory, so that its
@@ -233,7 +234,7 @@ serve() {
 
 allowlist_docs() {
 	local doc rec=$HERE/allowlist.nft found=0 src
-	for src in "$HERE/../README.md" "$HERE/../../README.md" "$HERE/../nft-cgroupd.8"; do
+	for src in "$HERE/../README.md" "$HERE/../../docs/recipes/nft-allow-list.md" "$HERE/../nft-cgroupd.8"; do
 		[ -f "$src" ] || continue
 		found=$((found + 1))
 		# the man page writes ' as \(aq
