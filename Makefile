@@ -38,7 +38,7 @@ fuzz:
 demo:
 	scripts/install-deps
 	$(MAKE) all
-	tests/vm/run -- bash /tests/demo/demo.sh
+	tests/demo/run
 
 # Per-packet cost against the in-tree match, first packets, many cgroups
 # (one VM boot, tests/bench/README.md), results in bench-results/; then

@@ -243,6 +243,101 @@ static struct {
 	int mount_err;		/* 0 once found; >0 not looked up yet */
 } cg2_missing = { .mount_err = 1 };
 
+/*
+ * iptables-restore --test (-t) parses the rules and commits nothing; Debian's
+ * netfilter-persistent runs it before every real load at boot
+ * (IPTABLES_TEST_RULESET=yes), and the warning would come twice.  libxtables
+ * does not tell extensions (the restore tools keep the flag in a local
+ * variable), so read our own command line as their getopt_long would:
+ * "-t" in a cluster of short options, "--test" or an unambiguous
+ * abbreviation, skipping the arguments of -T/--table and -M/--modprobe.
+ * Only in a program named *-restore (in "iptables -t nat", -t is the
+ * table).  When unsure (no /proc, an odd line), it is no test: the
+ * warning is printed.
+ */
+static bool cg2_args_test(const char *arg, const char *end)
+{
+	const char *a, *next;
+	bool skip = false;
+
+	for (a = arg; a < end; a = next) {
+		next = a + strlen(a) + 1;
+		if (skip) {
+			skip = false;
+		} else if (strcmp(a, "--") == 0) {
+			break;
+		} else if (strncmp(a, "--", 2) == 0) {
+			size_t n = strcspn(a + 2, "=");
+
+			if (n >= 2 && strncmp(a + 2, "test", n) == 0 &&
+			    n <= 4 && a[2 + n] == '\0')
+				return true;
+			skip = a[2 + n] == '\0' && n >= 1 &&
+			       ((n >= 2 && strncmp(a + 2, "table", n) == 0) ||
+				strncmp(a + 2, "modprobe", n) == 0);
+		} else if (a[0] == '-') {
+			const char *c;
+
+			for (c = a + 1; *c; c++) {
+				if (*c == 't')
+					return true;
+				if (*c == 'T' || *c == 'M') {
+					skip = c[1] == '\0';
+					break;
+				}
+				if ((*c == 'w' || *c == 'W') && c[1] >= '0' &&
+				    c[1] <= '9')
+					break;	/* -w5: its optional argument */
+			}
+		}
+	}
+	return false;
+}
+
+static bool cg2_ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static bool cg2_restore_testing(void)
+{
+	static int testing = -1;
+	char buf[8192];
+	const char *end, *arg;
+	size_t n;
+	FILE *f;
+
+	if (testing >= 0)
+		return testing;
+	testing = 0;
+	if (!xt_params || !xt_params->program_name ||
+	    !cg2_ends_with(xt_params->program_name, "-restore"))
+		return false;
+	f = fopen("/proc/self/cmdline", "re");
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	if (n == 0)
+		return false;
+	buf[n] = '\0';		/* a cut-off last argument ends here */
+	end = buf + n;
+	if (end[-1] == '\0')
+		end--;
+	/* iptables-restore ..., or xtables-nft-multi iptables-restore ... */
+	arg = buf;
+	if (!cg2_ends_with(arg, "-restore")) {
+		arg += strlen(arg) + 1;
+		if (arg >= end || !cg2_ends_with(arg, "-restore"))
+			return false;
+	}
+	arg += strlen(arg) + 1;
+	testing = cg2_args_test(arg, end + 1);
+	return testing;
+}
+
 static void cg2_report_missing(void)
 {
 	unsigned int i;
@@ -321,6 +416,8 @@ static void cg2_check_all(const struct xt_cgroup2_info *info)
 {
 	const char *pat;
 
+	if (cg2_restore_testing())
+		return;		/* the real load that follows says it */
 	for_each_pattern(pat, info)
 		if (cg2_is_literal(pat))
 			cg2_check_exists(pat);

@@ -448,8 +448,9 @@ t_restart() {
 t_external() {
 	new_ns ext; std_table $((LVL + 2))
 	mkdir -p "$ROOT/ext/a" "$ROOT/ext/b"
-	# JOURNAL_STREAM: messages carry their priority, "<N>"
-	JOURNAL_STREAM=1 start_daemon ext 'inet:t:s=ext/*' || { fail "external: daemon started"; return; }
+	# JOURNAL_STREAM names the log file: messages carry their priority, "<N>"
+	: > "$TMPD/ext.log"
+	JOURNAL_STREAM=$(stat -c %d:%i "$TMPD/ext.log") start_daemon ext 'inet:t:s=ext/*' || { fail "external: daemon started"; return; }
 	assert_set "external: filled" inet:t:s "$ROOT/ext/a" "$ROOT/ext/b"
 	nsx nft flush set inet t s
 	assert_set "external: refilled after nft flush set" inet:t:s "$ROOT/ext/a" "$ROOT/ext/b"
@@ -581,8 +582,32 @@ t_config_errors() {
 		pass "config: missing cgroup root reported" || fail "config: missing cgroup root reported" "rc=$rc $out"
 }
 
+# JOURNAL_STREAM names the journal's stream as DEVICE:INODE; stderr is the
+# journal only when fstat(2) of stderr gives the same pair (systemd.exec(5)).
+# A service's job that pipes `nft-cgroupd --check` on inherits the variable
+# with another stderr: its messages keep the program name, without "<N>".
+t_journal() {
+	local conf=$TMPD/empty.conf f=$TMPD/journal.out out devino
+	: > "$conf"
+	out=$(JOURNAL_STREAM=8:12345 "$D" --check --config "$conf" 2>&1 | cat)
+	[ "$out" = "nft-cgroupd: $conf has no bindings: nothing to do until it has (SIGHUP)" ] &&
+		pass "journal: JOURNAL_STREAM of another file: plain message" ||
+		fail "journal: JOURNAL_STREAM of another file: plain message" "$out"
+	: > "$f"
+	devino=$(stat -c %d:%i "$f")
+	JOURNAL_STREAM=$devino "$D" --check --config "$conf" 2>>"$f"
+	out=$(cat "$f")
+	[ "$out" = "<4>$conf has no bindings: nothing to do until it has (SIGHUP)" ] &&
+		pass "journal: JOURNAL_STREAM of stderr itself: \"<4>\" prefix" ||
+		fail "journal: JOURNAL_STREAM of stderr itself: \"<4>\" prefix" "$out"
+	out=$(JOURNAL_STREAM=$devino "$D" --check --config "$conf" 2>&1 >/dev/null | cat)
+	[ "$out" = "nft-cgroupd: $conf has no bindings: nothing to do until it has (SIGHUP)" ] &&
+		pass "journal: same DEVICE:INODE but stderr a pipe: plain message" ||
+		fail "journal: same DEVICE:INODE but stderr a pipe: plain message" "$out"
+}
+
 . "$(dirname "$0")/accounting.sh"
 
-TESTS=${*:-once late deep abyss burst thousand bigsync overflow backlog degraded rootloss sighup missing wrongtype restart external noevents levels systemd config_errors check notify unit allowlist acct_restart acct_badstate acct_names acct_deep acct_zombie acct_metrics_tmp hostile_names}
+TESTS=${*:-once late deep abyss burst thousand bigsync overflow backlog degraded rootloss sighup missing wrongtype restart external noevents levels systemd config_errors journal check notify unit allowlist acct_restart acct_badstate acct_names acct_deep acct_zombie acct_metrics_tmp hostile_names}
 for t in $TESTS; do "t_$t"; done
 summary

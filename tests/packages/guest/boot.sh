@@ -34,6 +34,20 @@ allowed_packets() { iptables -L INPUT -v -x -n | awk '/ACCEPT/ && /cgroup2/ {pri
 echo_cgroup_id() { stat -c %i /sys/fs/cgroup/system.slice/echo.service; }
 nft_out_packets() { nft list chain inet pkgtest out | sed -n 's/.*counter packets \([0-9]*\).*/\1/p'; }
 set_elements() { nft list set inet pkgtest echo | grep -o 'system.slice/[a-z]*\.service' | sort | paste -sd' '; }
+boot_warnings() { journalctl -b -q -o cat -u netfilter-persistent.service | grep -c '^cgroup2: warning: no cgroup'; }
+# wait_for SECONDS CMD...: CMD succeeds within SECONDS (tried every second).
+wait_for() {
+	local n=$1; shift
+	until "$@"; do ((n-- > 0)) || return 1; sleep 1; done
+}
+TEXTFILE_DIR=/var/lib/prometheus/node-exporter
+# scraped_packets: node_exporter's value of nft-cgroupd's packet counter of
+# echo.service (its labels come back sorted by name).
+scraped_packets() {
+	curl -s --max-time 20 http://127.0.0.1:9100/metrics | awk '/^nft_cgroupd_packets_total\{/ &&
+		/path="\/system.slice\/echo.service"/ && /set="inet:pkgtest:echo"/ {print $2}'
+}
+scraped_counted() { [[ $(scraped_packets) =~ ^[1-9][0-9]*$ ]]; }
 
 # Before anything is installed: the test's own units and rulesets.
 setup() {
@@ -44,6 +58,9 @@ setup() {
 	# manager does on any real host: echo.service orders itself after it.
 	systemctl enable -q echo.service rogue.service nftables.service \
 		netfilter-persistent.service systemd-networkd.service
+	# node_exporter reads the textfile directory from the next boot on.
+	echo "ARGS=\"--collector.textfile.directory=$TEXTFILE_DIR\"" \
+		>/etc/default/prometheus-node-exporter
 	snapshot >"$STATE/before"
 }
 
@@ -84,6 +101,9 @@ check_boot() {
 		grep -qE -- '-m cgroup2 --path "?system\.slice/echo\.service' <(iptables -S INPUT)
 	check "$tag: the rules were loaded ($rules us) before echo.service started ($echo_start us)" \
 		test "$rules" -gt 0 -a "$rules" -lt "$echo_start"
+	# rules.v4 names echo.service before it starts: one warning from the
+	# real load, none from netfilter-persistent's test load (--test)
+	check "$tag: one late-binding warning at boot ($(boot_warnings))" test "$(boot_warnings)" = 1
 	check "$tag: echo.service serves the allowed port" served
 	check "$tag: rogue.service is refused" refused
 }
@@ -129,10 +149,45 @@ check_nft_cgroupd() {
 	tail -n 1 "$XT/security.txt" >>"$RESULT.times"
 }
 
+# Metrics on the documented way: the option in /etc/default/nft-cgroupd and
+# a drop-in that opens the textfile directory; node_exporter serves them.
+check_metrics() {
+	local dropin=/etc/systemd/system/nft-cgroupd.service.d
+	check "metrics: /etc/default/nft-cgroupd is a conffile, all commented out" \
+		test "$(dpkg-query -W -f='${Conffiles}' nft-cgroupd | grep -c ' /etc/default/nft-cgroupd ')" = 1 \
+		-a -z "$(grep -v '^#' /etc/default/nft-cgroupd)"
+	echo "NFT_CGROUPD_OPTS=\"--metrics-file $TEXTFILE_DIR/nft-cgroupd.prom --stats-interval 2\"" \
+		>>/etc/default/nft-cgroupd
+	mkdir -p "$dropin"
+	printf '[Service]\nReadWritePaths=%s\n' "$TEXTFILE_DIR" >"$dropin/metrics.conf"
+	systemctl daemon-reload
+	check "metrics: nft-cgroupd starts with NFT_CGROUPD_OPTS" systemctl start nft-cgroupd.service
+	check "metrics: its command line has the option" \
+		grep -q -- "--metrics-file $TEXTFILE_DIR/nft-cgroupd.prom" \
+		<(tr '\0' ' ' </proc/"$(systemctl show -P MainPID nft-cgroupd.service)"/cmdline)
+	served
+	check "metrics: nft-cgroupd writes $TEXTFILE_DIR/nft-cgroupd.prom" \
+		wait_for 30 test -s "$TEXTFILE_DIR/nft-cgroupd.prom"
+	check "metrics: node_exporter is active" systemctl -q is-active prometheus-node-exporter.service
+	wait_for 60 scraped_counted
+	check "metrics: node_exporter serves echo.service's packet count ($(scraped_packets))" \
+		scraped_counted
+	check "metrics: the textfile collector found no error" \
+		grep -qx 'node_textfile_scrape_error 0' <(curl -s --max-time 20 http://127.0.0.1:9100/metrics)
+	systemctl stop nft-cgroupd.service
+	# an upgrade (here the same package again) keeps the edited conffile
+	dpkg -i "$XT"/debs/nft-cgroupd_*.deb </dev/null
+	check "metrics: reinstalling the package keeps NFT_CGROUPD_OPTS" \
+		grep -q '^NFT_CGROUPD_OPTS=' /etc/default/nft-cgroupd
+	rm -r -- "$dropin"
+	systemctl daemon-reload
+}
+
 phase_boot2() {
 	check_boot boot
 	check_restart restart
 	check_nft_cgroupd
+	check_metrics
 	echo boot3 >"$STATE/phase"
 	finish reboot
 }
