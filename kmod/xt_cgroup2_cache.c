@@ -18,19 +18,30 @@
  * decision to grow queues work; the allocation and the swap run there, in
  * process context.
  *
- * A rule's id is given out again only once no table holds a verdict of
- * the rule that had it: the ids of destroyed rules wait until their cache
- * has no id left, and then go with its table, replaced by an empty one.
+ * A rule's id is given out again only once no table that may hold a
+ * verdict of the rule that had it can still be read: the ids of destroyed
+ * rules wait until their cache has no id left, and then go with its table,
+ * replaced by an empty one, once the grace period that frees it is over.
+ * Only the rule that needs an id waits for it, without the lock.
+ *
+ * A cache's tables are charged to the memory cgroup of the task that made
+ * it (its first rule), also when they grow in the work item, and the caches
+ * of a network namespace other than the initial one hold at most
+ * cache_limit bytes.  A refused growth is tried again, less and less often.
  */
 #include <linux/bits.h>
 #include <linux/hashtable.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/rcupdate.h>
 #include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <net/net_namespace.h>
 #include "xt_cgroup2_cache.h"
 
 /* Bytes in all tables, for tests and the benchmark; control path. */
@@ -49,31 +60,50 @@ module_param_cb(cache_bytes, &cg2_cache_bytes_ops, NULL, 0444);
 MODULE_PARM_DESC(cache_bytes, "bytes in all verdict caches");
 
 /*
- * A cache's first table is charged to the memory cgroup of whoever loads
- * its first rule, but tables grow in a work item, where nobody can be
- * charged: without a limit, anyone with CAP_NET_ADMIN in a user namespace
- * could turn small caches into 2 MiB each, unaccounted.  Growth past this
- * total is refused; verdicts stay exact, busy rules only judge more often.
+ * Tables are charged to their cache's memory cgroup, but a host may run
+ * without one for its tenants: anyone with CAP_NET_ADMIN in a user
+ * namespace could turn small caches into 2 MiB each.  Growth past this
+ * total per network namespace is refused; verdicts stay exact, busy rules
+ * only judge more often.  The initial netns is the host's own, its rules
+ * root's: its caches are bounded by its rules alone.
  */
 static unsigned long cg2_cache_limit = 64UL << 20;
 module_param_named(cache_limit, cg2_cache_limit, ulong, 0644);
-MODULE_PARM_DESC(cache_limit, "no verdict cache grows once all total this many bytes (default 64 MiB)");
+MODULE_PARM_DESC(cache_limit, "no verdict cache of a network namespace other than the initial one grows once the netns's total this many bytes (default 64 MiB)");
+
+/* A refused growth is tried again after 1 s, then 2 s, ... up to 64 s. */
+#define CG2_GROW_RETRY_MIN	HZ
+#define CG2_GROW_RETRY_MAX	(64 * HZ)
+/* Growth may fail: it neither retries hard nor calls the OOM killer. */
+#define CG2_GROW_GFP		(GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
 
 /*
  * The caches, found by their netns in checkentry and destroy only.  The
  * mutex guards their ids and users, and serializes the replacing of
- * tables; it is held across allocations and, when ids are given out
- * again, a grace period, but no other lock is taken under it.
+ * tables; it is held across the allocation of a cache and of a reclaim's
+ * table, never across a grace period, and no other lock is taken under it.
  */
 #define CG2_CACHES_BITS	6
 static DEFINE_HASHTABLE(cg2_caches, CG2_CACHES_BITS);
 static DEFINE_MUTEX(cg2_caches_lock);
 
-/* An empty table of 2^@bits slots, tagged with its size; 0 if none. */
-static unsigned long cg2_table_alloc(unsigned int bits, gfp_t gfp)
+static unsigned long cg2_table_size(unsigned long table)
 {
-	atomic64_t *slots = kvzalloc(sizeof(*slots) << bits, gfp);
+	return table ? sizeof(atomic64_t) << cg2_table_bits(table) : 0;
+}
 
+/*
+ * An empty table of 2^@bits slots, tagged with its size, charged to
+ * @cache's memory cgroup (here or in the work item alike); 0 if none.
+ */
+static unsigned long cg2_table_alloc(const struct cg2_cache *cache,
+				     unsigned int bits, gfp_t gfp)
+{
+	struct mem_cgroup *memcg = set_active_memcg(cache->memcg);
+	atomic64_t *slots = kvzalloc(sizeof(*slots) << bits,
+				     gfp | __GFP_ACCOUNT);
+
+	set_active_memcg(memcg);
 	if (!slots)
 		return 0;
 	/* Power-of-two kmalloc sizes and vmalloc areas are size-aligned. */
@@ -87,85 +117,145 @@ static unsigned long cg2_table_alloc(unsigned int bits, gfp_t gfp)
 
 static void cg2_table_free(unsigned long table)
 {
-	atomic_long_sub(sizeof(atomic64_t) << cg2_table_bits(table),
-			&cg2_cache_bytes);
+	atomic_long_sub(cg2_table_size(table), &cg2_cache_bytes);
 	kvfree(cg2_table_slots(table));
 }
 
 /*
- * Whether a table of @bytes more fits under the limit, old table included
- * (it lives until the grace period ends).  Racing growers may overshoot by
- * one table each: the limit bounds memory, it is not an allocator.
+ * Under the lock: whether @cache may have @bytes more, its netns's tables
+ * within the limit, replaced ones included (they live until a grace
+ * period ends).  Racing growers may overshoot by one table each: the limit
+ * bounds memory, it is not an allocator.
  */
-static bool cg2_cache_budget(unsigned long bytes)
+static bool cg2_cache_budget(const struct cg2_cache *cache,
+			     unsigned long bytes)
 {
-	return atomic_long_read(&cg2_cache_bytes) + bytes <=
-	       READ_ONCE(cg2_cache_limit);
+	const struct cg2_cache *c;
+
+	if (cache->net == &init_net)
+		return true;
+	hash_for_each_possible(cg2_caches, c, node, hash_ptr(cache->net, 32))
+		if (c->net == cache->net)
+			bytes += cg2_table_size(c->table) +
+				 cg2_table_size(c->old);
+	return bytes <= READ_ONCE(cg2_cache_limit);
 }
 
-/* Under the lock: install @table; the caller frees the old one later. */
-static unsigned long cg2_cache_swap(struct cg2_cache *cache,
-				    unsigned long table)
+/* After a grace period: free the table that cg2_cache_swap() replaced. */
+static void cg2_cache_free_old(struct work_struct *work)
 {
-	unsigned long old = cache->table;
-
-	lockdep_assert_held(&cg2_caches_lock);
-	atomic_set(&cache->fills, 0);
-	/* Pairs with the address dependency after READ_ONCE() in readers. */
-	smp_store_release(&cache->table, table);
-	return old;
-}
-
-/*
- * Replace the table by an empty one four times larger.  The old verdicts
- * are not copied: each costs one judgement again, once.  If memory is short
- * the table keeps its size.
- */
-static void cg2_cache_grow(struct work_struct *work)
-{
-	struct cg2_cache *cache = container_of(work, struct cg2_cache, grow);
-	unsigned long old = 0, table = 0;
-	unsigned int bits;
+	struct cg2_cache *cache = container_of(to_rcu_work(work),
+					       struct cg2_cache, free_old);
+	unsigned long old;
 
 	mutex_lock(&cg2_caches_lock);
-	bits = min(cg2_table_bits(cache->table) + 2, cache->max_bits);
-	/* Queued before the last rule left: the cache is being freed. */
-	if (cache->users && bits > cg2_table_bits(cache->table) &&
-	    cg2_cache_budget(sizeof(atomic64_t) << bits))
-		table = cg2_table_alloc(bits, GFP_KERNEL);
-	if (table)
-		old = cg2_cache_swap(cache, table);
+	old = cache->old;
+	cache->old = 0;
 	mutex_unlock(&cg2_caches_lock);
-	if (!table)
-		return;
-	synchronize_rcu();
 	cg2_table_free(old);
 }
 
 /*
- * Under the lock: the ids of destroyed rules back to @cache, with an empty
- * table of the same size if the limit allows (its live rules' cgroups
- * need it).  No rule can still fill the old one once the grace period is
- * over.  Rare: at most once per 128 rules destroyed.
+ * Under the lock, with no replaced table still to free: install @table;
+ * the old one is freed once no packet can read it.
+ */
+static void cg2_cache_swap(struct cg2_cache *cache, unsigned long table)
+{
+	lockdep_assert_held(&cg2_caches_lock);
+	cache->old = cache->table;
+	atomic_set(&cache->fills, 0);
+	/* Pairs with the address dependency after READ_ONCE() in readers. */
+	smp_store_release(&cache->table, table);
+	queue_rcu_work(system_unbound_wq, &cache->free_old);
+}
+
+/* Under the lock: the size @cache would grow to, if it may grow. */
+static unsigned int cg2_cache_grow_bits(const struct cg2_cache *cache)
+{
+	unsigned int bits = cg2_table_bits(cache->table);
+
+	/* Queued before the last rule left: the cache is being freed. */
+	if (!cache->users || bits >= cache->max_bits)
+		return 0;
+	return min(bits + 2, cache->max_bits);
+}
+
+/*
+ * Replace the table by an empty one four times larger.  The old verdicts
+ * are not copied: each costs one judgement again, once.  If the limit or
+ * the memory cgroup refuses, or the last table replaced is not freed yet,
+ * the table keeps its size for now.  The allocation runs without the lock:
+ * it may reclaim memory in the cache's memory cgroup.
+ */
+static void cg2_cache_grow(struct work_struct *work)
+{
+	struct cg2_cache *cache = container_of(to_delayed_work(work),
+					       struct cg2_cache, grow);
+	unsigned long table = 0;
+	unsigned int bits;
+	bool retry;
+
+	mutex_lock(&cg2_caches_lock);
+	bits = cg2_cache_grow_bits(cache);
+	retry = bits && (cache->old || !cg2_cache_budget(cache,
+					sizeof(atomic64_t) << bits));
+	mutex_unlock(&cg2_caches_lock);
+	if (!bits)
+		return;
+	if (!retry)
+		table = cg2_table_alloc(cache, bits, CG2_GROW_GFP);
+	mutex_lock(&cg2_caches_lock);
+	if (table && !cache->old && cg2_cache_grow_bits(cache) == bits) {
+		cg2_cache_swap(cache, table);
+		cache->backoff = CG2_GROW_RETRY_MIN;
+		table = 0;
+		retry = false;
+	} else {
+		retry = cg2_cache_grow_bits(cache);
+	}
+	if (retry) {
+		schedule_delayed_work(&cache->grow, cache->backoff);
+		cache->backoff = min(cache->backoff * 2, CG2_GROW_RETRY_MAX);
+	}
+	mutex_unlock(&cg2_caches_lock);
+	if (table)
+		cg2_table_free(table);
+}
+
+/*
+ * Under the lock: replace @cache's table by an empty one of the same size
+ * if the limit allows (its live rules' cgroups need it), and give the ids
+ * of destroyed rules out again once the grace period that frees the old
+ * table is over: no rule can fill or read it then.  Rare: at most once per
+ * 128 rules destroyed.
  */
 static int cg2_cache_reclaim(struct cg2_cache *cache)
 {
 	unsigned int bits = cg2_table_bits(cache->table);
 	unsigned long table = 0;
 
-	if (cg2_cache_budget(sizeof(atomic64_t) << bits))
-		table = cg2_table_alloc(bits, GFP_KERNEL_ACCOUNT);
+	if (cg2_cache_budget(cache, sizeof(atomic64_t) << bits))
+		table = cg2_table_alloc(cache, bits, CG2_GROW_GFP);
 	if (!table)
-		table = cg2_table_alloc(CG2_CACHE_MIN_BITS, GFP_KERNEL_ACCOUNT);
+		table = cg2_table_alloc(cache, CG2_CACHE_MIN_BITS, GFP_KERNEL);
 	if (!table)
 		return -ENOMEM;
-	table = cg2_cache_swap(cache, table);
-	synchronize_rcu();
-	cg2_table_free(table);
-	bitmap_andnot(cache->used, cache->used, cache->retired,
-		      CG2_CACHE_RULES);
+	cg2_cache_swap(cache, table);
+	bitmap_copy(cache->freeing, cache->retired, CG2_CACHE_RULES);
 	bitmap_zero(cache->retired, CG2_CACHE_RULES);
+	cache->freeing_gp = get_state_synchronize_rcu();
 	return 0;
+}
+
+/* Under the lock: the ids that cg2_cache_reclaim() retired, if now free. */
+static void cg2_cache_release(struct cg2_cache *cache)
+{
+	if (bitmap_empty(cache->freeing, CG2_CACHE_RULES) ||
+	    !poll_state_synchronize_rcu(cache->freeing_gp))
+		return;
+	bitmap_andnot(cache->used, cache->used, cache->freeing,
+		      CG2_CACHE_RULES);
+	bitmap_zero(cache->freeing, CG2_CACHE_RULES);
 }
 
 /*
@@ -178,6 +268,7 @@ static void cg2_cache_bound(struct cg2_cache *cache)
 	unsigned int block, first, blocks = 0;
 
 	bitmap_andnot(live, cache->used, cache->retired, CG2_CACHE_RULES);
+	bitmap_andnot(live, live, cache->freeing, CG2_CACHE_RULES);
 	for (block = 0; block < CG2_CACHE_BLOCKS; block++) {
 		first = block << CG2_CACHE_BLOCK_BITS;
 		if (find_next_bit(live, first + BIT(CG2_CACHE_BLOCK_BITS),
@@ -188,49 +279,76 @@ static void cg2_cache_bound(struct cg2_cache *cache)
 		   CG2_CACHE_MAX_BITS + order_base_2(max(blocks, 1U)));
 }
 
+/* Under the lock: a new cache of @net, charged to the caller's memcg. */
 static struct cg2_cache *cg2_cache_new(const struct net *net)
 {
 	struct cg2_cache *cache = kzalloc(sizeof(*cache), GFP_KERNEL_ACCOUNT);
 
 	if (!cache)
 		return NULL;
-	cache->table = cg2_table_alloc(CG2_CACHE_MIN_BITS, GFP_KERNEL_ACCOUNT);
+	cache->memcg = get_mem_cgroup_from_mm(current->mm);
+	cache->table = cg2_table_alloc(cache, CG2_CACHE_MIN_BITS, GFP_KERNEL);
 	if (!cache->table) {
+		mem_cgroup_put(cache->memcg);
 		kfree(cache);
 		return NULL;
 	}
-	INIT_WORK(&cache->grow, cg2_cache_grow);
+	INIT_DELAYED_WORK(&cache->grow, cg2_cache_grow);
+	INIT_RCU_WORK(&cache->free_old, cg2_cache_free_old);
+	cache->backoff = CG2_GROW_RETRY_MIN;
 	cache->net = net;
 	hash_add(cg2_caches, &cache->node, hash_ptr(net, 32));
 	return cache;
 }
 
 /*
- * Under the lock: a cache of @net with a free id, after giving a full
- * one's ids of destroyed rules out again if need be; NULL if none.
+ * Under the lock: a cache of @net with a free id; else NULL, and *@gp set
+ * to the grace period after which one will have some if there is one
+ * (after replacing a full cache's table if need be).
  */
-static struct cg2_cache *cg2_cache_with_free_id(const struct net *net)
+static struct cg2_cache *cg2_cache_with_free_id(const struct net *net,
+						unsigned long *gp, bool *wait)
 {
-	struct cg2_cache *cache, *full = NULL;
+	struct cg2_cache *cache, *full = NULL, *freeing = NULL;
 
 	hash_for_each_possible(cg2_caches, cache, node, hash_ptr(net, 32)) {
 		if (cache->net != net)
 			continue;
+		cg2_cache_release(cache);
 		if (!bitmap_full(cache->used, CG2_CACHE_RULES))
 			return cache;
-		if (!full && !bitmap_empty(cache->retired, CG2_CACHE_RULES))
+		if (!bitmap_empty(cache->freeing, CG2_CACHE_RULES))
+			freeing = cache;
+		else if (!full && !cache->old &&
+			 !bitmap_empty(cache->retired, CG2_CACHE_RULES))
 			full = cache;
 	}
-	return full && !cg2_cache_reclaim(full) ? full : NULL;
+	if (!freeing && full && !cg2_cache_reclaim(full))
+		freeing = full;
+	*wait = !!freeing;
+	if (freeing)
+		*gp = freeing->freeing_gp;
+	return NULL;
 }
 
 /* A verdict cache of @net for one more rule, and the rule's id in it. */
 int cg2_cache_join(struct cg2_verdicts *v, const struct net *net)
 {
 	struct cg2_cache *cache;
+	unsigned long gp;
+	bool wait;
 
-	mutex_lock(&cg2_caches_lock);
-	cache = cg2_cache_with_free_id(net) ?: cg2_cache_new(net);
+	for (;;) {
+		mutex_lock(&cg2_caches_lock);
+		cache = cg2_cache_with_free_id(net, &gp, &wait);
+		if (cache || !wait)
+			break;
+		mutex_unlock(&cg2_caches_lock);
+		/* Only this rule waits: other rules come and go meanwhile. */
+		cond_synchronize_rcu(gp);
+	}
+	if (!cache)
+		cache = cg2_cache_new(net);
 	if (!cache) {
 		mutex_unlock(&cg2_caches_lock);
 		return -ENOMEM;
@@ -268,8 +386,10 @@ void cg2_cache_leave(struct cg2_verdicts *v, bool reached)
 	if (!last)
 		return;
 	/* A growth already running installs its table before this returns. */
-	cancel_work_sync(&cache->grow);
+	cancel_delayed_work_sync(&cache->grow);
+	flush_rcu_work(&cache->free_old);
 	cg2_table_free(cache->table);
+	mem_cgroup_put(cache->memcg);
 	kfree(cache);
 }
 
@@ -283,11 +403,11 @@ static void cg2_cache_filled(struct cg2_cache *cache, unsigned long table)
 {
 	unsigned int bits = cg2_table_bits(table), half = BIT(bits - 1);
 
-	/* Counted up to the mark only: a refused growth is not retried. */
+	/* Counted up to the mark only: cg2_cache_grow() retries itself. */
 	if (bits < READ_ONCE(cache->max_bits) &&
 	    atomic_read(&cache->fills) < half &&
 	    atomic_inc_return(&cache->fills) == half)
-		schedule_work(&cache->grow);
+		schedule_delayed_work(&cache->grow, 0);
 }
 
 /*

@@ -21,6 +21,7 @@
 #include <linux/workqueue.h>
 
 struct net;
+struct mem_cgroup;
 
 /*
  * A slot (64 bits) holds the verdicts of one block of 8 rules for one
@@ -44,12 +45,19 @@ struct cg2_cache {
 	/* The rest is the control path's, under cg2_caches_lock. */
 	struct hlist_node	node;
 	const struct net	*net;		/* compared, never dereferenced */
+	struct mem_cgroup	*memcg;		/* charged for its tables */
 	unsigned int		users;		/* live rules */
 	DECLARE_BITMAP(used, CG2_CACHE_RULES);	/* ids taken, live or not */
 	DECLARE_BITMAP(retired, CG2_CACHE_RULES); /* of destroyed rules */
+	/* Retired ids of a replaced table: free once @freeing_gp is over. */
+	DECLARE_BITMAP(freeing, CG2_CACHE_RULES);
+	unsigned long		freeing_gp;
+	unsigned long		old;	/* replaced table, freed by @free_old */
+	struct rcu_work		free_old;
+	unsigned long		backoff;	/* next retry of a refused growth */
 	/* Written on misses: kept off the line that every packet reads. */
 	atomic_t		fills ____cacheline_aligned_in_smp;
-	struct work_struct	grow;
+	struct delayed_work	grow;
 };
 
 /* One rule's verdicts: its cache and its id (bit) in that cache. */

@@ -111,20 +111,26 @@ done
 expect "20,000 cgroups, rules in two blocks: the table stops at twice the bound" 262144 "$(cat "$B")"
 iptables -F OUTPUT
 
-# The global limit (cache_limit): tables grow in a work item, charged to no
-# one, so their total is capped.  At 8 KiB a table may grow from 1 KiB to
-# 4 KiB (1 + 4 <= 8 while both live) but never to 16 KiB; verdicts stay
-# exact while the rule judges more often.
+# The limit (cache_limit) of a network namespace other than the initial
+# one: it bounds what a tenant's caches hold.  At 8 KiB a table may grow
+# from 1 KiB to 4 KiB (1 + 4 <= 8 while both live) but never to 16 KiB;
+# verdicts stay exact while the rule judges more often.
 L=/sys/module/xt_cgroup2/parameters/cache_limit
 echo 8192 >"$L" || fail "set $L"
-iptables -A OUTPUT -p udp -d $DST --dport $P -m cgroup2 --path 'scale/m*' \
+netns_add tenant
+tipt() { in_ns tenant iptables "$@"; }
+in_ns tenant ip link add cg2sink type dummy &&
+	in_ns tenant ip addr add 10.99.0.1/24 dev cg2sink &&
+	in_ns tenant ip link set cg2sink up || fail "dummy device in tenant"
+tipt -A OUTPUT -p udp -d $DST --dport $P -m cgroup2 --path 'scale/m*' \
 	-m comment --comment capped
 for r in 1 2 3 4; do
-	out=$(dirs | cgspray $DST $P $((2 * N)) 1) || fail "cgspray: $out"
+	out=$(dirs | in_ns tenant cgspray $DST $P $((2 * N)) 1) || fail "cgspray: $out"
 	expect "cache_limit 8 KiB, round $r: counted exactly" $((r * N)) \
-		"$(counter iptables OUTPUT capped)"
+		"$(counter tipt OUTPUT capped)"
 	sleep 1
 done
 expect "cache_limit 8 KiB: the table grew once, then stopped" 4096 "$(cat "$B")"
-iptables -F OUTPUT
+tipt -F OUTPUT
+echo $((64 << 20)) >"$L"
 finish
