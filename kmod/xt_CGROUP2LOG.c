@@ -3,7 +3,9 @@
  * CGROUP2LOG: log a packet through the kernel's nf_log backends, as LOG
  * (syslog) or NFLOG (nfnetlink_log) do, with the cgroup v2 path and id of
  * its socket in the prefix: "PREFIX CGROUP=system.slice/web.service
- * CGROUP_ID=4711 ".  The path is relative to the cgroup namespace root of
+ * CGROUP_ID=4711 ".  Bytes of names that could end the token or forge
+ * another field (space, '=', '"', '\', control bytes, non-ASCII) are
+ * written "\xNN".  The path is relative to the cgroup namespace root of
  * whoever inserted the rule, like the cgroup2 match's patterns; packets
  * without a process's socket, and sockets outside that namespace, log
  * "CGROUP=-".  The path is put together only for the packet being logged,
@@ -29,20 +31,36 @@
 #define CG2LOG_DEFRAG	1
 
 #define CG2LOG_ELLIPSIS	"..."
+#define CG2LOG_ESCLEN	4	/* "\xNN" */
+
+/* hex_asc[] moved to <linux/hex.h> (6.12 has it, 6.1 not): our own */
+static const char cg2log_hex[] = "0123456789abcdef";
 
 /*
- * The path of @cgrp below @root, as the last bytes of @buf (@size bytes,
- * NUL included); returns where it starts.  The namespace root itself is
- * "/".  A path longer than @size - 1 bytes keeps its end: "..." then the
- * rest from the first '/' that fits, or the end of the last name if even
- * that one does not fit.  One name copy per level, nothing else.
+ * Bytes of a cgroup name written as "\xNN": a name may hold any byte but
+ * '/' and newline, and must not forge fields of the line (SRC=...) nor
+ * quote, nor carry control bytes to the terminal reading the log.
+ */
+static bool cg2log_escaped(u8 c)
+{
+	return c <= ' ' || c >= 0x7f || c == '\\' || c == '"' || c == '=';
+}
+
+/*
+ * The path of @cgrp below @root, escaped, as the last bytes of @buf (@size
+ * bytes, NUL included); returns where it starts.  The namespace root
+ * itself is "/".  A path longer than @size - 1 bytes keeps its end: "..."
+ * then the rest from the first '/' that fits, or the end of the last name
+ * if even that one does not fit; an escape is never cut.  Every byte
+ * written stays in @buf, so the walk ends once @buf is full.
  */
 static const char *cg2log_path(struct cgroup *cgrp, int root_level,
 			       char *buf, size_t size)
 {
-	char *end = buf + size - 1, *p = end, *q;
+	char *end = buf + size - 1, *p = end, *q, *first = NULL;
 	const char *name;
 	size_t n;
+	u8 c;
 
 	*p = '\0';
 	if (cgrp->level == root_level) {
@@ -57,19 +75,40 @@ static const char *cg2log_path(struct cgroup *cgrp, int root_level,
 		}
 		name = cg2_cgroup_name(cgrp);
 		n = strlen(name);
-		if (n > (size_t)(p - buf)) {
-			memcpy(buf, name + n - (p - buf), p - buf);
-			goto cut;
+		while (n--) {
+			c = name[n];
+			if (!cg2log_escaped(c)) {
+				if (p == buf)
+					goto cut;
+				*--p = c;
+				continue;
+			}
+			if (p - buf < CG2LOG_ESCLEN)
+				goto cut;
+			p -= CG2LOG_ESCLEN;
+			p[0] = '\\';
+			p[1] = 'x';
+			p[2] = cg2log_hex[c >> 4];
+			p[3] = cg2log_hex[c & 0xf];
 		}
-		p -= n;
-		memcpy(p, name, n);
 	}
 	return p;
 cut:
-	/* @buf is full: make room for the ellipsis, at a '/' if one is left */
-	q = strchr(buf + strlen(CG2LOG_ELLIPSIS), '/');
-	if (!q)
-		q = buf + strlen(CG2LOG_ELLIPSIS);
+	/*
+	 * @buf is full from @p on, in whole bytes and escapes (a '\' starts
+	 * one): make room for the ellipsis at a '/' if one is left, else at
+	 * the first byte or escape that leaves room for it.
+	 */
+	for (q = p; q < end; q += *q == '\\' ? CG2LOG_ESCLEN : 1) {
+		if (q < buf + strlen(CG2LOG_ELLIPSIS))
+			continue;
+		if (*q == '/')
+			break;
+		if (!first)
+			first = q;
+	}
+	if (q == end && first)
+		q = first;
 	q -= strlen(CG2LOG_ELLIPSIS);
 	memcpy(q, CG2LOG_ELLIPSIS, strlen(CG2LOG_ELLIPSIS));
 	return q;

@@ -119,6 +119,10 @@ static bool cg2_judge(const struct cg2_rule *rule, struct cgroup *cgrp)
 	/* No pattern matches outside the inserter's namespace ("!" then does). */
 	if (!cg2_cgroup_in_ns(cgrp, key->root_id, key->root_level))
 		return false;
+	/*
+	 * The matcher reads only the top CG2_MAX_DEPTH names: a deeper cgroup
+	 * is judged as its ancestor at that depth, at that ancestor's cost.
+	 */
 	path.depth = cgrp->level - key->root_level;
 	for (i = 0; i < rule->count; i++) {
 		if (cg2_match_subtree((const struct cg2_prog *)prog, &path))

@@ -31,6 +31,15 @@
 #define CG2_MAX_STATES		256
 
 /*
+ * Levels judged below the root the patterns are relative to: a deeper
+ * cgroup gets the verdict of its ancestor at this depth (exact and subtree
+ * match alike), so that whoever can create cgroups (a delegated subtree
+ * has no depth limit unless cgroup.max.depth sets one) cannot make a
+ * judgement cost more than this depth allows.
+ */
+#define CG2_MAX_DEPTH		64
+
+/*
  * A compiled pattern's tables cost one matcher state per
  * CG2_TABLE_PER_STATE bytes: a pattern's price is the larger of its states
  * and that, so the budgets above also bound the tables (8 KiB a pattern).
@@ -84,7 +93,8 @@ enum cg2_error cg2_validate(const char *pat, size_t len, size_t max_len,
 /*
  * A cgroup path as a sequence of components, below the root the pattern is
  * relative to.  component() returns component @i (0 is the top) and its
- * length; it must be valid for 0 <= i < depth.
+ * length; it must be valid for 0 <= i < depth.  The matcher asks for none
+ * at or past CG2_MAX_DEPTH.
  */
 struct cg2_path {
 	const char *(*component)(const void *ctx, unsigned int i, size_t *len);

@@ -755,25 +755,16 @@ static const char *component(const void *ctx, unsigned int i, size_t *len)
 
 bool cgnode_match(const struct cg2_prog *prog, const struct cgnode *n)
 {
-	const struct cgnode *stackv[64], **v = stackv;
-	struct comps c;
+	const struct cgnode *v[CG2_MAX_DEPTH];
+	struct comps c = { v };
 	struct cg2_path path = { .component = component, .ctx = &c,
 				 .depth = n->depth };
 	const struct cgnode *p;
-	bool ret;
 
-	if (n->depth > 64) {
-		v = malloc(n->depth * sizeof(*v));
-		if (!v) {
-			err("out of memory matching a pattern");
-			return false;
-		}
-	}
-	for (p = n; p->depth; p = p->parent)
+	/* The matcher reads no name below CG2_MAX_DEPTH: the ancestor's. */
+	for (p = n; p->depth > CG2_MAX_DEPTH; p = p->parent)
+		;
+	for (; p->depth; p = p->parent)
 		v[p->depth - 1] = p;
-	c.v = v;
-	ret = cg2_match_exact(prog, &path);
-	if (v != stackv)
-		free(v);
-	return ret;
+	return cg2_match_exact(prog, &path);
 }

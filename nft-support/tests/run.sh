@@ -110,20 +110,34 @@ t_abyss() {
 	table inet t {
 		set s { type cgroupsv2; }
 		set w { type cgroupsv2; }
+		set c { type cgroupsv2; }
+		set e { type cgroupsv2; }
 	}
 	EOT
 	mkdir -p "$ROOT/abyss" "$ROOT/shallow"
+	# the depth cap: level 64 (abyss and 63 levels) and all below it are
+	# judged as level 64; no pattern that needs level 65 matches
+	local c64=abyss c65 i
+	for i in $(seq 63); do c64+=/*; done
+	c65=$c64/*
 	DEEP+=("$ROOT/abyss")
 	# deeper than the ~1,960 levels where a recursive walk runs out of stack
 	"$HERE/deeptree" mk "$ROOT/abyss" 2000 || { fail "abyss: 2,000 levels created"; return; }
 	local rc n
-	nsx "$D" --once --cgroup-root "$ROOT" 'inet:t:s=abyss/**' 'inet:t:w=shallow' 2>"$TMPD/abyss.err"
+	nsx "$D" --once --cgroup-root "$ROOT" 'inet:t:s=abyss/**' 'inet:t:w=shallow' \
+		"inet:t:c=$c64/**" "inet:t:e=$c65/**" 2>"$TMPD/abyss.err"
 	rc=$?
 	[ $rc = 0 ] && pass "abyss: --once survives a tree 2,000 levels deep" ||
 		fail "abyss: --once survives a tree 2,000 levels deep" "rc=$rc $(tail -3 "$TMPD/abyss.err")"
 	n=$(set_ids inet:t:s | wc -l)
 	[ "$n" = 256 ] && pass "abyss: followed down to 256 levels, no deeper" ||
 		fail "abyss: followed down to 256 levels, no deeper" "$n ids"
+	n=$(set_ids inet:t:c | wc -l)
+	[ "$n" = 193 ] && pass "abyss: levels 64 to 256 judged as level 64" ||
+		fail "abyss: levels 64 to 256 judged as level 64" "$n ids"
+	n=$(set_ids inet:t:e | wc -l)
+	[ "$n" = 0 ] && pass "abyss: a pattern that needs level 65 never matches" ||
+		fail "abyss: a pattern that needs level 65 never matches" "$n ids"
 	[ "$(grep -c "more than 256 levels below the root" "$TMPD/abyss.err")" = 1 ] &&
 		grep -q "$ROOT/abyss/d/d/d/d/.*: more than 256" "$TMPD/abyss.err" &&
 		pass "abyss: the limit is reported once, naming the path" ||

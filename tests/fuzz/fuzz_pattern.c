@@ -4,8 +4,10 @@
  *
  * Any bytes: cg2_validate() must not crash.  A valid pattern is matched
  * against paths and checked against an independent oracle: braces expanded
- * by string building, fnmatch(3) per component, plain recursion for "**";
- * and the subtree match must equal "the exact match of some prefix".
+ * by string building, fnmatch(3) per component, plain recursion for "**"
+ * (memoized), on the top CG2_MAX_DEPTH components of the path (a deeper
+ * path is judged as its ancestor there); and the subtree match must equal
+ * "the exact match of some prefix".
  *
  * Built with -fsanitize=fuzzer it is a libFuzzer target (make fuzz); built
  * plainly its main() runs a seeded, grammar-biased generator (make check).
@@ -20,7 +22,7 @@
 #include "cgroup2_pattern.h"
 #include "cgroup2_user.h"
 
-#define MAXC 32
+#define MAXC 128
 
 static void die(const char *what, const char *pat, const char *path)
 {
@@ -43,15 +45,24 @@ static int split(char *s, char **c)
 
 static bool ref_glob(const char *pat, const char *name);
 
-static bool ref_components(char **p, int np, char **s, int ns)
+/* @memo[np][ns]: 0 unknown, 1 no, 2 yes (the suffixes of p and s) */
+static bool ref_components(char **p, int np, char **s, int ns,
+			   unsigned char (*memo)[MAXC + 1])
 {
+	bool r;
+
 	if (np == 0)
 		return ns == 0;
+	if (memo[np][ns])
+		return memo[np][ns] == 2;
 	if (strcmp(p[0], "**") == 0)
-		return ref_components(p + 1, np - 1, s, ns) ||
-		       (ns && ref_components(p, np, s + 1, ns - 1));
-	return ns && ref_glob(p[0], s[0]) &&
-	       ref_components(p + 1, np - 1, s + 1, ns - 1);
+		r = ref_components(p + 1, np - 1, s, ns, memo) ||
+		    (ns && ref_components(p, np, s + 1, ns - 1, memo));
+	else
+		r = ns && ref_glob(p[0], s[0]) &&
+		    ref_components(p + 1, np - 1, s + 1, ns - 1, memo);
+	memo[np][ns] = r ? 2 : 1;
+	return r;
 }
 
 /*
@@ -123,14 +134,17 @@ static bool ref_glob(const char *pat, const char *name)
 static bool ref_match(const char *pat, const char *path)
 {
 	char pbuf[512], sbuf[512], *pc[MAXC], *sc[MAXC];
-
+	static unsigned char memo[MAXC + 1][MAXC + 1];
 	int np, ns;
 
 	snprintf(pbuf, sizeof(pbuf), "%s", pat);
 	snprintf(sbuf, sizeof(sbuf), "%s", path);
 	np = split(pbuf, pc);
 	ns = split(sbuf, sc);
-	return ref_components(pc, np, sc, ns);
+	if (ns > CG2_MAX_DEPTH)
+		ns = CG2_MAX_DEPTH;
+	memset(memo, 0, sizeof(memo));
+	return ref_components(pc, np, sc, ns, memo);
 }
 
 static void check_pair(const char *pat, const char *path)
@@ -230,6 +244,10 @@ int main(int argc, char **argv)
 		for (k = rnd(&seed, 5); k--; )
 			n += snprintf(in + n, sizeof(in) - n, "%s/",
 				      stok[rnd(&seed, sizeof(stok) / sizeof(*stok))]);
+		/* now and then a path around the depth cap, up to 100 deep */
+		for (k = rnd(&seed, 128) ? 0 : 56 + rnd(&seed, 45); k--; )
+			n += snprintf(in + n, sizeof(in) - n, "%s/",
+				      stok[rnd(&seed, 2)]);
 		valid += cg2_validate(in, strchr(in, '\n') - in, 255, NULL,
 					  cg2_user_work()) == CG2_OK;
 		LLVMFuzzerTestOneInput((const uint8_t *)in, n);

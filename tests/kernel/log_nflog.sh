@@ -10,41 +10,11 @@ P=9401
 G=7
 mkcg svc/web.service svc/api.service svc/cron.scope
 
-if ! command -v ulogd >/dev/null; then
+OUT=$BG_DIR/ulogd.pkts
+if ! ulogd_start $G "$OUT"; then
 	skip "ulogd2 reads NFLOG mode" "no ulogd in the VM: apt-get install ulogd2 on the host"
 	finish
 fi
-D=/usr/lib/x86_64-linux-gnu/ulogd
-OUT=$BG_DIR/ulogd.pkts
-cat >"$BG_DIR/ulogd.conf" <<EOF
-[global]
-logfile="$BG_DIR/ulogd.log"
-loglevel=3
-plugin="$D/ulogd_inppkt_NFLOG.so"
-plugin="$D/ulogd_raw2packet_BASE.so"
-plugin="$D/ulogd_filter_IFINDEX.so"
-plugin="$D/ulogd_filter_IP2STR.so"
-plugin="$D/ulogd_filter_PRINTPKT.so"
-plugin="$D/ulogd_output_LOGEMU.so"
-stack=log1:NFLOG,base1:BASE,ifi1:IFINDEX,ip2str1:IP2STR,print1:PRINTPKT,emu1:LOGEMU
-
-[log1]
-group=$G
-
-[emu1]
-file="$OUT"
-sync=1
-EOF
-ulogd -c "$BG_DIR/ulogd.conf" >"$BG_DIR/ulogd.out" 2>&1 &
-_bg+=($!)
-# ulogd is ready once nfnetlink_log has its group
-for i in $(seq 100); do
-	awk -v g=$G '$1 == g { f = 1 } END { exit !f }' /proc/net/netfilter/nfnetlink_log \
-		2>/dev/null && break
-	sleep 0.1
-done
-expect_ok "ulogd2 binds NFLOG group $G" \
-	awk -v g=$G '$1 == g { f = 1 } END { exit !f }' /proc/net/netfilter/nfnetlink_log
 
 expect_ok "insert: -m cgroup2 --path 'svc/*.service' -j CGROUP2LOG --nflog-group $G" \
 	iptables-legacy -w -A OUTPUT -p udp -d 127.0.0.1 --dport $P -m cgroup2 \

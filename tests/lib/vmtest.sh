@@ -217,3 +217,40 @@ sends() {
 	out=$(udp_from "$@" 2>&1 | tail -n 1)
 	[[ $out == "sent ${4:-1}" ]] || fail "send from '${1:-/}' to $2 $3 (got '$out')"
 }
+
+# ulogd_start GROUP OUT: a real ulogd2 reading NFLOG group GROUP (NFLOG ->
+# BASE -> IFINDEX -> IP2STR -> PRINTPKT -> LOGEMU) into the file OUT, ready
+# once nfnetlink_log has the group; returns 1 without ulogd in the VM (the
+# host's ulogd2 package is copied in by tests/vm/run).
+ulogd_start() {
+	local g=$1 out=$2 d=/usr/lib/x86_64-linux-gnu/ulogd i
+	command -v ulogd >/dev/null || return 1
+	cat >"$BG_DIR/ulogd.conf" <<-EOC
+	[global]
+	logfile="$BG_DIR/ulogd.log"
+	loglevel=3
+	plugin="$d/ulogd_inppkt_NFLOG.so"
+	plugin="$d/ulogd_raw2packet_BASE.so"
+	plugin="$d/ulogd_filter_IFINDEX.so"
+	plugin="$d/ulogd_filter_IP2STR.so"
+	plugin="$d/ulogd_filter_PRINTPKT.so"
+	plugin="$d/ulogd_output_LOGEMU.so"
+	stack=log1:NFLOG,base1:BASE,ifi1:IFINDEX,ip2str1:IP2STR,print1:PRINTPKT,emu1:LOGEMU
+
+	[log1]
+	group=$g
+
+	[emu1]
+	file="$out"
+	sync=1
+	EOC
+	ulogd -c "$BG_DIR/ulogd.conf" >"$BG_DIR/ulogd.out" 2>&1 &
+	_bg+=($!)
+	for i in $(seq 100); do
+		awk -v g="$g" '$1 == g { f = 1 } END { exit !f }' \
+			/proc/net/netfilter/nfnetlink_log 2>/dev/null && break
+		sleep 0.1
+	done
+	expect_ok "ulogd2 binds NFLOG group $g" awk -v g="$g" \
+		'$1 == g { f = 1 } END { exit !f }' /proc/net/netfilter/nfnetlink_log
+}

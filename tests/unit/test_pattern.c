@@ -292,6 +292,8 @@ static unsigned long stated_bound(const char *pat, unsigned int depth,
 	struct shape sh = shape_of(pat);
 	unsigned long reads = 0;
 
+	if (depth > CG2_MAX_DEPTH)
+		depth = CG2_MAX_DEPTH;
 	if (depth + 1 > sh.after)
 		reads = depth + 1 - sh.after;
 	if (reads > sh.names)
@@ -344,7 +346,8 @@ static void check_bound(const char *pat, unsigned int depth, size_t len,
 
 	cg2_steps = 0;
 	cg2_match_string(pat, path, true);
-	bound = stated_bound(pat, depth, depth * len);
+	bound = stated_bound(pat, depth,
+			     (depth < CG2_MAX_DEPTH ? depth : CG2_MAX_DEPTH) * len);
 	per_byte = cg2_steps / bytes;
 	if ((double)cg2_steps / bytes > worst_ratio)
 		worst_ratio = (double)cg2_steps / bytes;
@@ -403,12 +406,157 @@ static void test_cost(void)
 	       "cost", "worst of all", what);
 }
 
+/*
+ * The depth cap: a path deeper than CG2_MAX_DEPTH is judged as its
+ * ancestor at that depth, with the work of that ancestor, however deep.
+ */
+static unsigned long steps_of(const struct cg2_prog *const *progs,
+			      unsigned int n, const struct cg2_path *path,
+			      bool *any)
+{
+	cg2_steps = 0;
+	*any = false;
+	for (unsigned int i = 0; i < n; i++)
+		*any |= cg2_match_subtree(progs[i], path);
+	return cg2_steps;
+}
+
+static unsigned long past_cap;	/* components read past the cap */
+
+struct names {
+	const char *top;	/* component 0, or NULL: @name too */
+	const char *name;	/* every other component */
+	const char *mark;	/* component @at, or NULL */
+	unsigned int at;
+};
+
+static const char *names_component(const void *ctx, unsigned int i,
+				   size_t *len)
+{
+	const struct names *nm = ctx;
+	const char *s = nm->name;
+
+	if (i == 0 && nm->top)
+		s = nm->top;
+	else if (nm->mark && i == nm->at)
+		s = nm->mark;
+	if (i >= CG2_MAX_DEPTH)
+		past_cap++;
+	*len = strlen(s);
+	return s;
+}
+
+static void cap_steps(const char *what, const char *pat, unsigned int n,
+		      const char *top, const char *name, unsigned long bound)
+{
+	static const unsigned int depths[] = { 100, 1000, 10000 };
+	struct names nm = { top, name, NULL, 0 };
+	struct cg2_path path = { names_component, &nm, CG2_MAX_DEPTH };
+	struct cg2_prog *progs[64];
+	unsigned long at_cap, steps;
+	char msg[200];
+	bool v_cap, v;
+
+	for (unsigned int i = 0; i < n; i++)
+		progs[i] = cg2_prog_new(pat);
+	at_cap = steps_of((const struct cg2_prog *const *)progs, n, &path,
+			  &v_cap);
+	for (size_t d = 0; d < sizeof(depths) / sizeof(depths[0]); d++) {
+		path.depth = depths[d];
+		steps = steps_of((const struct cg2_prog *const *)progs, n,
+				 &path, &v);
+		snprintf(msg, sizeof(msg),
+			 "x %u at depth %u: %lu steps, as at depth %u (%lu), <= bound %lu",
+			 n, depths[d], steps, CG2_MAX_DEPTH, at_cap, bound);
+		report(steps == at_cap && v == v_cap && steps <= bound,
+		       what, pat, msg);
+	}
+	for (unsigned int i = 0; i < n; i++)
+		free(progs[i]);
+}
+
+static void test_depth_cap(void)
+{
+	static const char *const pats[] = {
+		"**/x", "**/y", "a/**/y/**", "a/**/y/a", "a/**/y/x",
+		"**/a", "a/**/a/x", "**/y/**/x", "*/**",
+	};
+	static const unsigned int deep[] = { 65, 100, 1000, 10000 };
+	char worst[CG2_MAX_PATTERN_LEN + 1], fox[300], msg[120];
+	struct names nm = { NULL, "a", "y", CG2_MAX_DEPTH - 1 };
+	struct names xm = { NULL, "a", "x", 69 };
+	struct cg2_path anc = { names_component, &nm, CG2_MAX_DEPTH };
+	struct cg2_path path = { names_component, &nm, 0 };
+	struct cg2_path xp = { names_component, &xm, 0 };
+	unsigned long bound;
+
+	/*
+	 * a/a/.../y (the ancestor at depth 64)/a/.../x at depth 70 and more:
+	 * every deeper path gets the ancestor's verdicts, exact and subtree;
+	 * "x" at depth 70 is never seen.
+	 */
+	for (size_t p = 0; p < sizeof(pats) / sizeof(pats[0]); p++) {
+		struct cg2_prog *prog = cg2_prog_new(pats[p]);
+		bool e = cg2_match_exact(prog, &anc);
+		bool t = cg2_match_subtree(prog, &anc);
+
+		for (size_t d = 0; d < sizeof(deep) / sizeof(deep[0]); d++) {
+			nm.mark = "y";
+			xm.mark = "x";
+			path.depth = xp.depth = deep[d];
+			snprintf(msg, sizeof(msg),
+				 "at depth %u: exact %d subtree %d, as its depth-%u ancestor",
+				 deep[d], e, t, CG2_MAX_DEPTH);
+			report(cg2_match_exact(prog, &path) == e &&
+			       cg2_match_subtree(prog, &path) == t,
+			       "depth cap", pats[p], msg);
+			/* "x" past the cap, under no "y": as the all-"a" path */
+			if (deep[d] > 70) {
+				xm.mark = NULL;
+				e = cg2_match_subtree(prog, &xp);
+				xm.mark = "x";
+				snprintf(msg, sizeof(msg),
+					 "x at depth 70 of %u: not seen (subtree %d)",
+					 deep[d], e);
+				report(cg2_match_subtree(prog, &xp) == e,
+				       "depth cap", pats[p], msg);
+				e = cg2_match_exact(prog, &anc);
+			}
+		}
+		free(prog);
+	}
+	/* The README's user.slice pattern, names that keep its glob reading. */
+	snprintf(fox, sizeof(fox), "app-firefox-%0240d.scop", 0);
+	bound = stated_bound("user.slice/**/app-firefox-*.scope", CG2_MAX_DEPTH,
+			     CG2_MAX_DEPTH * strlen(fox));
+	cap_steps("depth cap", "user.slice/**/app-firefox-*.scope", 1,
+		  "user.slice", fox, bound);
+	/* A rule of 56 patterns "**", "*a", "*a", "*X": 255-byte names */
+	memset(fox, 'a', 255);
+	fox[255] = '\0';
+	bound = 56 * stated_bound("**/*a/*a/*X", CG2_MAX_DEPTH,
+				  CG2_MAX_DEPTH * 255);
+	cap_steps("depth cap", "**/*a/*a/*X", 56, NULL, fox, bound);
+	/* The costliest single pattern: M = 32, half the cap, every name
+	 * read to its end. */
+	strcpy(worst, "**");
+	for (int i = 0; i < CG2_MAX_DEPTH / 2; i++)
+		strcat(worst, "/*a");
+	strcat(worst, "/b");
+	bound = stated_bound(worst, CG2_MAX_DEPTH, CG2_MAX_DEPTH * 255);
+	cap_steps("depth cap", worst, 1, NULL, fox, bound);
+	snprintf(msg, sizeof(msg), "%lu components read past depth %u",
+		 past_cap, CG2_MAX_DEPTH);
+	report(!past_cap, "depth cap", "all of the above", msg);
+}
+
 int main(void)
 {
 	test_matches();
 	test_validation();
 	test_info();
 	test_cost();
+	test_depth_cap();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
