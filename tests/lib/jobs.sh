@@ -231,7 +231,7 @@ report() {
 	if [[ -d $dir/p ]]; then
 		# A batch: each test as a job of its own, then what the boots
 		# cost beside them.
-		for part in $(cd "$dir/p" && ls -d -- */ | sort -n); do
+		for part in $(cd "$dir/p" && printf '%s\n' */ | sort -n); do
 			report "$dir/p/${part%/}"
 		done
 		printf '%s\t%s\t%s\n' "$(<"$dir/time")" "$suite" "$(<"$dir/boots")" >>"$log/times"

@@ -1,9 +1,10 @@
+#!/bin/bash
 # Runs after leave_state.sh in the same boot: nothing of it is left.
 set -u
 CG=${CGROUP2_MNT:-/sys/fs/cgroup}
 t() { local n=$1; shift; if "$@" >/dev/null 2>&1; then echo "PASS $n"; else echo "FAIL $n"; fi; }
 t no-process sh -c '! pgrep -x sleep'
-t no-netns sh -c '[ -z "$(ip netns list)" ]'
+t no-netns test -z "$(ip netns list)"
 t no-link sh -c '! ip link show left0'
 t no-legacy-rule sh -c '! iptables-legacy -w -S OUTPUT | grep -q left'
 t no-nft-table sh -c '! nft list tables | grep -q left'

@@ -1,3 +1,4 @@
+#!/bin/bash
 # Leaves behind what a kernel test may: a process, a named netns, links,
 # rules of both iptables back ends and nft, a cgroup, a mount, a module, a
 # changed net.* sysctl.  tests/vm/batch must put all of it back.

@@ -1,3 +1,4 @@
+#!/bin/bash
 # A real kernel WARNING while this test runs (vmtest_warn.ko, added by
 # tests/vm/selftest): this test, and only this one, ends with status 3.
 echo xt-batch-marker >/dev/kmsg
