@@ -65,6 +65,67 @@ expect failed-check-not-run-again 0 1 1 0 "1
 FAIL a check" "0
 PASS never run"
 
+# Batches (several kernel tests a boot, tests/vm/batch): each test's
+# lines under its own name, a kernel report failing the test it came in,
+# the emulator-flake retry per test, and a new boot for the tests after
+# one the VM died in or one that left the guest dirty.
+# expect_batch NAME PASSED FAILED CALLS INFOS LINES FIRST [SECOND]: the
+# batch of tests a b c; LINES (a regex) must match the report's PASS and
+# FAIL lines, joined by "|".
+expect_batch() {
+	local name=$1 want=$2/$3/$4/$5 lines=$6 got
+	printf '%s\n' "$7" >"$tmp/$name.1"
+	[ -z "${8:-}" ] || printf '%s\n' "$8" >"$tmp/$name.2"
+	passed=0 failed=0 skipped=0
+	spawn_batch k/ @t 300 a b c -- fake_vm "$name"
+	drain >"$tmp/$name.out"
+	got=$passed/$failed/$(cat "$tmp/$name.calls")/$(grep -c '^INFO k/.*emulator flake' "$tmp/$name.out")
+	local seen
+	seen=$(grep -E '^(PASS|FAIL) ' "$tmp/$name.out" | cut -d : -f 1 | tr '\n' '|')
+	if [[ $got == "$want" && $seen =~ ^$lines$ ]]; then
+		pass "$name"
+	else
+		fail "$name" "passed/failed/calls/notes $got, want $want; lines $seen"
+	fi
+}
+b_ok() { printf 'XT_BATCH_BEGIN %s\nPASS %s one\nPASS %s two\nXT_BATCH_END %s 0 1500\n' "$1" "$1" "$1" "$1"; }
+b_crash() { printf 'XT_BATCH_BEGIN %s\nPASS %s before the crash\n%s\n' "$1" "$1" "$2"; }
+expect_batch batch-each-test-its-own 3 2 1 0 'PASS k/a@t\|PASS k/a@t\|FAIL k/b@t\|PASS k/c@t\|FAIL k/c@t\|' "0
+$(b_ok a)
+XT_BATCH_BEGIN b
+FAIL b one
+XT_BATCH_END b 1 20
+XT_BATCH_BEGIN c
+PASS c one
+FAIL kernel log: a problem while c ran
+XT_BATCH_END c 3 20"
+expect_batch batch-int3-runs-that-test-again 6 0 2 1 'PASS k/a@t\|PASS k/a@t\|PASS k/b@t\|PASS k/b@t\|PASS k/c@t\|PASS k/c@t\|' "125
+$(b_ok a)
+$(b_crash b "$flake")" "0
+$(b_ok b)
+$(b_ok c)"
+expect_batch batch-other-panic-fails-that-test 5 1 2 0 'PASS k/a@t\|PASS k/a@t\|PASS k/b@t\|FAIL k/b@t\|PASS k/c@t\|PASS k/c@t\|' "125
+$(b_ok a)
+$(b_crash b "$other")" "0
+$(b_ok c)"
+expect_batch batch-dirty-guest-new-boot 6 0 2 0 'PASS k/a@t\|PASS k/a@t\|PASS k/b@t\|PASS k/b@t\|PASS k/c@t\|PASS k/c@t\|' "0
+$(b_ok a)
+XT_BATCH_DIRTY a: modules: xt_cgroup2" "0
+$(b_ok b)
+$(b_ok c)"
+expect_batch batch-runner-fails-after-the-tests 6 1 1 0 'PASS k/a@t\|PASS k/a@t\|PASS k/b@t\|PASS k/b@t\|PASS k/c@t\|PASS k/c@t\|FAIL vm/batch@t\|' "3
+$(b_ok a)
+$(b_ok b)
+$(b_ok c)
+vm: kernel problems in the kernel log (command exited 0):"
+grep -q 'INFO k/b@t: .*a: modules: xt_cgroup2\|INFO k/a@t: a: modules: xt_cgroup2' "$tmp/batch-dirty-guest-new-boot.out" &&
+	pass "batch: a dirty guest is said" ||
+	fail "batch: a dirty guest is said" "$(grep INFO "$tmp/batch-dirty-guest-new-boot.out")"
+awk -F '\t' '$2 == "k/a@t" && $1 == 2 { a = 1 } $2 ~ /^boots k\/\(3 tests\)@t$/ && $3 == 1 { b = 1 } END { exit !(a && b) }' "$log/times" &&
+	pass "batch: each test timed, and the boots" ||
+	fail "batch: each test timed, and the boots" "$(tr '\n' ';' <"$log/times")"
+: >"$log/times"
+
 # The job pool: reports come in the order the jobs were started, whatever
 # finished first; at most CHECK_JOBS jobs run at once, host jobs one at a
 # time; each job's time reaches the table.
@@ -91,12 +152,16 @@ busy_job() {
 passed=0 failed=0 skipped=0
 : >"$log/times"
 CHECK_JOBS=2
-spawn vm k/v1@t busy_job vm 1.5 slow
-spawn host h1 busy_job host 0.3 quick
-spawn host h2 busy_job host 0.3 quick
-spawn vm k/v2@t busy_job vm 0.2 quick
-spawn host h3 busy_job host 0.3 quick
-drain >"$tmp/pool.out"
+# spawn reports what has finished while it waits for room: all of it
+# is the run's report (a loaded machine finishes k/v1 before h3 starts).
+{
+	spawn vm k/v1@t busy_job vm 1.5 slow
+	spawn host h1 busy_job host 0.3 quick
+	spawn host h2 busy_job host 0.3 quick
+	spawn vm k/v2@t busy_job vm 0.2 quick
+	spawn host h3 busy_job host 0.3 quick
+	drain
+} >"$tmp/pool.out"
 order=$(sed -n 's/^PASS \([^:]*\):.*/\1/p' "$tmp/pool.out" | tr '\n' ' ')
 [[ $order == "k/v1@t h1 h2 k/v2@t h3 " ]] && pass "pool: reports in the order started" ||
 	fail "pool: reports in the order started" "got '$order'"

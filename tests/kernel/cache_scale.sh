@@ -7,6 +7,7 @@
 # Then 20,000 cgroups through one rule: the table of its netns's verdict
 # cache stops at its bound for one block of rules, 128 KiB (cache_bytes),
 # and at 256 KiB once rules fill two blocks; the verdicts stay exact.
+# vm-batch: alone
 . "$(dirname "$0")/../lib/vmtest.sh"
 need_module
 

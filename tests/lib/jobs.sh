@@ -33,6 +33,119 @@ run_job() {
 	echo "$rc" >"$dir/rc"
 }
 
+# run_batch DIR PREFIX SUFFIX PER-TEST N NAME... VM...: the N tests
+# PREFIX NAME.sh (guest paths) in as few boots of VM... (tests/vm/run up
+# to its "--") as they allow, through tests/vm/batch.  Each test gets a
+# part, DIR/p/I (its suite PREFIX NAME SUFFIX, out, rc, time, note), as if
+# it had been a job of its own; DIR/time keeps what the boots cost beside
+# the tests.  A test the VM died in is that test's failure, and the tests
+# after it run in a new boot; so do those after a test that left the guest
+# in a state the batch could not undo.  A test the VM died in of an
+# emulator flake runs again, once, as a job would.
+run_batch() {
+	local dir=$1 prefix=$2 suffix=$3 per_test=$4 n=$5 t0=$SECONDS
+	shift 5
+	local names=("${@:1:n}") vm=("${@:n+1}") todo=() i boot=0 rc spent=0 name
+	local -A index=() retried=()
+	mkdir -p "$dir/p"
+	for ((i = 0; i < n; i++)); do
+		index[${names[i]}]=$i todo+=("${names[i]}")
+		printf '%s\n' "$prefix${names[i]}$suffix" >"$dir/p/$i.suite"
+	done
+	while ((${#todo[@]})); do
+		boot=$((boot + 1))
+		local scripts=() out=$dir/boot.$boot
+		for name in "${todo[@]}"; do scripts+=("/tests/$prefix$name.sh"); done
+		"${vm[@]}" --timeout $((per_test * ${#todo[@]} + 120)) -- \
+			bash /tests/vm/batch --timeout "$per_test" "${scripts[@]}" >"$out" 2>&1
+		rc=$?
+		batch_split "$out" "$dir/p" index
+		local next=() begun=0 crashed=''
+		for name in "${todo[@]}"; do
+			i=${index[$name]}
+			if [[ -e $dir/p/$i.ended ]]; then
+				begun=1
+				rm -f "$dir/p/$i.ended"
+				mv_part "$dir/p/$i"
+			elif [[ -e $dir/p/$i.begun ]]; then
+				begun=1 crashed=$name
+				rm -f "$dir/p/$i.begun"
+			elif [[ -n $crashed || $begun == 1 ]]; then
+				next+=("$name")
+			elif [[ -z $crashed ]]; then
+				# Not begun at all: the boot itself failed; it is
+				# the first test's failure.
+				begun=1 crashed=$name
+				cp "$out" "$dir/p/$i.out.new"
+			fi
+		done
+		if [[ -n $crashed ]]; then
+			i=${index[$crashed]}
+			((rc == 0)) && rc=125
+			if ((rc == 125)) && [[ -z ${retried[$crashed]:-} ]] &&
+				emulator_flake "$dir/p/$i.out.new"; then
+				retried[$crashed]=1
+				mkdir -p "$dir/p/$i"
+				grep -m 1 'int3: 0000' "$dir/p/$i.out.new" >"$dir/p/$i/note"
+				next=("$crashed" "${next[@]}")
+			else
+				echo "$rc" >"$dir/p/$i.rc.new"
+				echo 0 >"$dir/p/$i.ms.new"
+				mv_part "$dir/p/$i"
+			fi
+		elif ((rc != 0)); then
+			# Every test ended, yet the runner failed: its own report.
+			mkdir -p "$dir/p/$((n + boot))"
+			printf '%s\n' "vm/batch$suffix" >"$dir/p/$((n + boot))/suite"
+			grep -v '^XT_BATCH_\|^PASS \|^SKIP ' "$out" | tail -n 40 >"$dir/p/$((n + boot))/out"
+			echo "$rc" >"$dir/p/$((n + boot))/rc"
+			echo 0 >"$dir/p/$((n + boot))/time"
+		fi
+		todo=("${next[@]}")
+	done
+	for ((i = 0; i < n; i++)); do
+		spent=$((spent + $(<"$dir/p/$i/time")))
+	done
+	echo "$boot" >"$dir/boots"
+	echo $((SECONDS - t0 - spent)) >"$dir/time"
+	echo 0 >"$dir/rc"
+}
+
+# batch_split OUT PARTS INDEX-ARRAY-NAME: cut a batch's output into
+# PARTS/I.out.new per test (from its XT_BATCH_BEGIN to its XT_BATCH_END,
+# or to the end of OUT for the test the VM died in), with I.rc.new and
+# I.ms.new, and I.ended or I.begun.
+batch_split() {
+	local out=$1 parts=$2 name
+	local -n idx=$3
+	local map=
+	for name in "${!idx[@]}"; do map+="$name=${idx[$name]} "; done
+	LC_ALL=C awk -v parts="$parts" -v map="$map" '
+		BEGIN { n = split(map, m, " "); for (k = 1; k <= n; k++) { split(m[k], kv, "="); id[kv[1]] = kv[2] } }
+		/^XT_BATCH_BEGIN / && ($2 in id) { cur = parts "/" id[$2]; printf "" > (cur ".out.new"); close(cur ".out.new"); print "" > (cur ".begun"); close(cur ".begun"); next }
+		/^XT_BATCH_END / && cur != "" {
+			print $3 > (cur ".rc.new"); close(cur ".rc.new")
+			print $4 > (cur ".ms.new"); close(cur ".ms.new")
+			print "" > (cur ".ended"); close(cur ".ended"); system("rm -f \"" cur ".begun\"")
+			last = cur; cur = ""; next
+		}
+		/^XT_BATCH_DIRTY / { print "INFO " substr($0, 16) " (the tests after it run in a new boot)" >> (last ".out.new"); next }
+		cur != "" { print >> (cur ".out.new") }
+	' "$out"
+}
+
+# mv_part P: P.out.new, P.rc.new, P.ms.new become the part P (out, rc,
+# time in seconds, rounded up).
+mv_part() {
+	local p=$1
+	mkdir -p "$p"
+	mv -f "$p.out.new" "$p/out"
+	mv -f "$p.rc.new" "$p/rc"
+	echo $((($(<"$p.ms.new") + 999) / 1000)) >"$p/time"
+	rm -f "$p.ms.new"
+	mv -f "$p.suite" "$p/suite" 2>/dev/null || true
+}
+
 # lane_busy LANE: how many jobs of LANE (or of all, for "all") still run.
 lane_busy() {
 	local n=0 i
@@ -67,6 +180,22 @@ spawn() {
 	run_job "$dir" "$@" &
 }
 
+# spawn_batch PREFIX SUFFIX PER-TEST NAME... -- VM...: a VM job running
+# the tests PREFIX NAME.sh in shared boots (run_batch).
+spawn_batch() {
+	local prefix=$1 suffix=$2 per_test=$3 names=() dir
+	shift 3
+	while [[ $1 != -- ]]; do names+=("$1"); shift; done
+	shift
+	wait_for all "$CHECK_JOBS"
+	job_count=$((job_count + 1))
+	dir=$job_dir/$job_count
+	mkdir -p "$dir"
+	echo vm >"$dir/lane"
+	printf '%s\n' "boots $prefix(${#names[@]} tests)$suffix" >"$dir/suite"
+	run_batch "$dir" "$prefix" "$suffix" "$per_test" "${#names[@]}" "${names[@]}" "$@" &
+}
+
 # drain: wait for every job and print the reports still due.
 drain() {
 	wait_for all 1
@@ -97,8 +226,17 @@ report_done() {
 # count a failed job that reported no FAIL as one FAIL.  INFO lines (a
 # run's figures: blobs tried, iterations) pass uncounted.
 report() {
-	local dir=$1 suite rc line fails=0
+	local dir=$1 suite rc line fails=0 part
 	suite=$(<"$dir/suite")
+	if [[ -d $dir/p ]]; then
+		# A batch: each test as a job of its own, then what the boots
+		# cost beside them.
+		for part in $(cd "$dir/p" && printf '%s\n' */ | sort -n); do
+			report "$dir/p/${part%/}"
+		done
+		printf '%s\t%s\t%s\n' "$(<"$dir/time")" "$suite" "$(<"$dir/boots")" >>"$log/times"
+		return
+	fi
 	rc=$(<"$dir/rc")
 	if [[ -e $dir/note ]]; then
 		echo "INFO $suite: the VM died of an int3 oops in kernel text (emulator flake); ran it again"
