@@ -11,10 +11,7 @@
 need_module
 
 mkcg srv.service
-netns_add peer
-veth_ns peer 10.9.0.1/24 10.9.0.2/24
-ip addr add fd00::1/64 dev veth0 nodad && ip -n peer addr add fd00::2/64 dev eth0 nodad ||
-	fail "IPv6 addresses"
+peer_dual_stack
 for ipt in iptables-legacy ip6tables-legacy; do
 	d=(-p tcp --dport 8083) s=(-p tcp --syn --dport 8083)
 	$ipt -w -A INPUT "${s[@]}" -m comment --comment syn-all &&
@@ -28,13 +25,6 @@ for ipt in iptables-legacy ip6tables-legacy; do
 done
 
 sport=40000
-# stop NAME: end a bg_listen listener and wait for it.
-stop() {
-	local pid
-	pid=$(cat "$BG_DIR/$1.pid")
-	kill "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-}
 # tw_ports: the client ports of the server's connections in TIME_WAIT.
 tw_ports() {
 	ss -Htan state time-wait "( sport = :8083 )" | awk '{ sub(/.*[:\]]/, "", $4); print $4 }'
@@ -76,7 +66,7 @@ for d in 1 0; do
 		expect "$tag: nothing dropped" 0 "$(snapc drop)"
 
 		# No listener: the SYN has no socket, and is dropped.
-		stop tw
+		bg_stop tw
 		p=$(tw_ports | head -n 1)
 		$ipt -w -Z INPUT
 		if [[ -n $p ]]; then
