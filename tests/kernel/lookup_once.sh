@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# vm-options: --timeout 1200
 # One socket lookup per packet for all the cgroup2 rules of an x_tables
 # traversal (the lookup memo of xt_cgroup2_sock.c), with verdicts as exact
 # as one lookup per rule gives.
@@ -73,7 +74,7 @@ else
 fi
 
 # --- Verdicts of interleaved connections -------------------------------------
-K=8
+K=6
 declare -A CG=([8301]=a [8302]=b [8303]=c)
 # allow_list IPTABLES: INPUT's rules for 8301-8303.
 allow_list() {
