@@ -295,7 +295,7 @@ static struct cgroup *cg2_seg_lookup(const struct sk_buff *skb,
  * no field of the key) cannot turn one packet's answer into another's.
  * The sequence has 32 bits: an entry counts for CG2_MEMO_TICKS at most,
  * while 2^31 traversals of this CPU, for the sequence to come round
- * again, take seconds.  No memo where the sequence is even: nft_compat
+ * again, take minutes (at least 2^31 x 100 ns).  No memo where the sequence is even: nft_compat
  * (iptables-nft) runs matches without touching it, and outside a
  * traversal nothing bounds the memo's life.  Per CPU, used with bottom
  * halves off only: one user at a time.
@@ -306,7 +306,7 @@ struct cg2_memo {
 	struct cgroup *cgrp;
 };
 
-#define CG2_MEMO_TICKS	(HZ / 10)
+#define CG2_MEMO_TICKS	HZ
 
 static DEFINE_PER_CPU(struct cg2_memo, cg2_memo);
 

@@ -63,7 +63,14 @@ if echo 'p:cg2est4 __inet_lookup_established' >>"$T/kprobe_events" &&
 	flood iptables-legacy 1
 	expect "iptables-legacy, 1 rule: one lookup per SYN" $S "$FLOODED"
 	flood iptables-legacy $R
-	expect "iptables-legacy, $R rules: one lookup per SYN" $S "$FLOODED"
+	# A memo entry lives a second at most: a vCPU the loaded host stalls
+	# that long in one traversal looks up again (7.2 once counted 2,002).
+	# Up to 1% more is that; one lookup per rule would be $R times $S.
+	if ((FLOODED >= S && FLOODED <= S + S / 100)); then
+		pass "iptables-legacy, $R rules: one lookup per SYN"
+	else
+		fail "iptables-legacy, $R rules: one lookup per SYN (want $S to $((S + S / 100)), got $FLOODED)"
+	fi
 	flood iptables-nft $R
 	expect "iptables-nft, $R rules: one lookup per rule and SYN (no memo)" \
 		$((S * R)) "$FLOODED"
