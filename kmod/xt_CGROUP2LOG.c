@@ -118,23 +118,19 @@ cut:
  * Fill @buf (NF_LOG_PREFIXLEN bytes) with the user's prefix, the cgroup
  * path and the id, then a space for syslog lines, which go on with "IN=";
  * nfnetlink_log carries the prefix apart, and ulogd adds its own space.
- * @sk is the packet's socket as cg2_packet_sock() finds it: NULL for
+ * @cgrp is the packet's as cg2_packet_cgroup() finds it: NULL for
  * packets of no process (forwarded, kernel sockets, TIME_WAIT).
  */
 static void cg2log_prefix(char *buf, const struct xt_cgroup2log_info *info,
-			  struct sock *sk)
+			  struct cgroup *cgrp)
 {
 	char path[NF_LOG_PREFIXLEN], id[24];
 	const char *prefix = info->prefix;
 	const char *sep = info->flags & XT_CGROUP2LOG_F_NFLOG ? "" : " ";
 	int root_level = info->root_level;
-	struct cgroup *cgrp;
 	size_t room;
 
-	if (!sk)
-		goto none;
-	cgrp = sock_cgroup_ptr(&sk->sk_cgrp_data);
-	if (!cg2_cgroup_in_ns(cgrp, info->root_id, root_level))
+	if (!cgrp || !cg2_cgroup_in_ns(cgrp, info->root_id, root_level))
 		goto none;
 
 	snprintf(id, sizeof(id), "%llu", (unsigned long long)cgroup_id(cgrp));
@@ -156,12 +152,8 @@ cg2log_tg(struct sk_buff *skb, const struct xt_action_param *par)
 	const struct xt_cgroup2log_info *info = par->targinfo;
 	char prefix[NF_LOG_PREFIXLEN];
 	struct nf_loginfo li = {};
-	struct sock *sk, *ref;
 
-	sk = cg2_packet_sock(skb, par, &ref);
-	cg2log_prefix(prefix, info, sk);
-	if (ref)
-		sock_gen_put(ref);
+	cg2log_prefix(prefix, info, cg2_packet_cgroup(skb, par));
 
 	if (info->flags & XT_CGROUP2LOG_F_NFLOG) {
 		li.type = NF_LOG_TYPE_ULOG;

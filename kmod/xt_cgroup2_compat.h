@@ -8,6 +8,7 @@
 #include <net/net_namespace.h>
 #include <net/tcp.h>
 #include <net/inet6_hashtables.h>
+#include <linux/netfilter/x_tables.h>
 
 /*
  * The name of a cgroup v2 directory.  cgroup v2 refuses rename(2), so the
@@ -102,5 +103,22 @@ static inline struct sock *cg2_listener_v6(struct net *net,
 #endif
 }
 #endif
+
+/*
+ * This CPU's x_tables sequence: odd from the start of the outermost
+ * ipt_do_table() or ip6t_do_table() running here to its end (nested
+ * traversals keep it), even otherwise.  Kernels without it give 0: never
+ * within a traversal, so no lookup memo there (xt_cgroup2_sock.c).
+ * Bottom halves are off within a traversal, so that a caller that finds
+ * an odd value runs inside one: call with bottom halves off.
+ */
+static inline unsigned int cg2_xt_traversal_seq(void)
+{
+#ifdef CG2_HAVE_XT_RECSEQ
+	return __this_cpu_read(xt_recseq.sequence);
+#else
+	return 0;
+#endif
+}
 
 #endif /* _XT_CGROUP2_COMPAT_H */

@@ -154,10 +154,9 @@ static noinline bool cg2_judge_miss(struct cg2_rule *rule,
 	return verdict;
 }
 
-static __always_inline bool cg2_sock_verdict(struct cg2_rule *rule,
-					     struct sock *sk)
+static __always_inline bool cg2_cgroup_verdict(struct cg2_rule *rule,
+					       struct cgroup *cgrp)
 {
-	struct cgroup *cgrp = sock_cgroup_ptr(&sk->sk_cgrp_data);
 	u64 serial = cgrp->self.serial_nr;
 	int cached = cg2_cache_get(&rule->verdicts, serial);
 
@@ -166,32 +165,13 @@ static __always_inline bool cg2_sock_verdict(struct cg2_rule *rule,
 	return cg2_judge_miss(rule, cgrp, serial);
 }
 
-/*
- * Packets that do not carry a service's socket themselves: request and
- * TIME_WAIT sockets, IPv6 fragments, kernel sockets.  Out of line, so that
- * the common path below keeps no reference on its stack.
- */
-static noinline bool cgroup2_mt_lookup(const struct sk_buff *skb,
-				       struct xt_action_param *par)
-{
-	const struct xt_cgroup2_info *info = par->matchinfo;
-	struct sock *ref, *sk = cg2_find_packet_sock(skb, par, &ref);
-	/* No service's socket: no match, even when inverted. */
-	bool matched = sk && cg2_sock_verdict(info->priv, sk);
-
-	if (ref)
-		sock_gen_put(ref);
-	return matched;
-}
-
 static bool cgroup2_mt(const struct sk_buff *skb, struct xt_action_param *par)
 {
 	const struct xt_cgroup2_info *info = par->matchinfo;
-	struct sock *sk = cg2_skb_service_sock(skb, par);
+	struct cgroup *cgrp = cg2_packet_cgroup(skb, par);
 
-	if (likely(sk))
-		return cg2_sock_verdict(info->priv, sk);
-	return cgroup2_mt_lookup(skb, par);
+	/* No service's socket: no match, even when inverted. */
+	return cgrp && cg2_cgroup_verdict(info->priv, cgrp);
 }
 
 /*

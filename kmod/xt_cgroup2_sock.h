@@ -15,7 +15,7 @@
 /*
  * Only full sockets of this netns that processes made carry a service's
  * cgroup.  TIME_WAIT sockets have none (a SYN that meets one counts as its
- * listener's, cg2_find_packet_sock()); kernel sockets (the control
+ * listener's, cg2_find_packet_cgroup()); kernel sockets (the control
  * sockets that send RSTs, ICMP errors, neighbour discovery and MLD, and
  * those of in-kernel users such as tunnels) are nobody's service: their
  * packets count as packets without a socket.
@@ -27,16 +27,17 @@ static inline bool cg2_service_sock(const struct sock *sk,
 }
 
 /*
- * The socket of a process that @skb belongs to, or NULL: request sockets
- * count as their listener, and in INPUT so does a SYN (no ACK, RST or FIN)
- * that meets a TIME_WAIT socket, if TCP will hand it to a listener; other
- * TIME_WAIT, kernel and other-netns sockets count as no socket.  A socket
- * looked up here comes with a reference in *@ref (else NULL), to drop with
- * sock_gen_put() once done: it may be another than the one returned.
+ * The cgroup of the process socket @skb belongs to, or NULL, for packets
+ * that do not carry one themselves: request sockets count as their
+ * listener, and in INPUT so does a SYN (no ACK, RST or FIN) that meets a
+ * TIME_WAIT socket, if TCP will hand it to a listener; other TIME_WAIT,
+ * kernel and other-netns sockets count as no socket.  No reference is
+ * kept: the socket held one on its cgroup when it was read, and a cgroup
+ * is freed an RCU grace period after its last one, so the pointer stays
+ * valid while the hook runs (nf_hook() holds rcu_read_lock()).
  */
-struct sock *cg2_find_packet_sock(const struct sk_buff *skb,
-				  const struct xt_action_param *par,
-				  struct sock **ref);
+struct cgroup *cg2_find_packet_cgroup(const struct sk_buff *skb,
+				      const struct xt_action_param *par);
 
 /*
  * The packet's own socket if it is a service's: most packets, found with
@@ -50,15 +51,15 @@ static inline struct sock *cg2_skb_service_sock(const struct sk_buff *skb,
 	return sk && cg2_service_sock(sk, xt_net(par)) ? sk : NULL;
 }
 
-/* Either of the two above. */
-static inline struct sock *cg2_packet_sock(const struct sk_buff *skb,
-					   const struct xt_action_param *par,
-					   struct sock **ref)
+/* The cgroup of either of the two above, or NULL. */
+static inline struct cgroup *cg2_packet_cgroup(const struct sk_buff *skb,
+					       const struct xt_action_param *par)
 {
 	struct sock *sk = cg2_skb_service_sock(skb, par);
 
-	*ref = NULL;
-	return sk ?: cg2_find_packet_sock(skb, par, ref);
+	if (likely(sk))
+		return sock_cgroup_ptr(&sk->sk_cgrp_data);
+	return cg2_find_packet_cgroup(skb, par);
 }
 
 /* The cgroup namespace root of the task inserting a rule. */

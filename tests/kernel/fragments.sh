@@ -17,10 +17,8 @@ expect_grep "xt_cgroup2 depends on nf_defrag_ipv6" '(^|,)nf_defrag_ipv6(,|$)' \
 	"$(modinfo -F depends xt_cgroup2)"
 
 mkcg srv.service other.service
-netns_add peer
-veth_ns peer 10.9.0.1/24 10.9.0.2/24
-ip addr add fd00::1/64 dev veth0 nodad && ip -n peer addr add fd00::2/64 dev eth0 nodad &&
-	ip link set veth0 mtu 1280 && ip -n peer link set eth0 mtu 1280 || fail "veth setup"
+peer_dual_stack
+ip link set veth0 mtu 1280 && ip -n peer link set eth0 mtu 1280 || fail "MTU 1280"
 BIG=$(printf 'x%.0s' $(seq 3000))
 
 # big FAM ADDR: one 3000-byte datagram from the peer.

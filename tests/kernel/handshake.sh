@@ -12,10 +12,7 @@
 need_module
 
 mkcg srv.service other.service
-netns_add peer
-veth_ns peer 10.9.0.1/24 10.9.0.2/24
-ip addr add fd00::1/64 dev veth0 nodad && ip -n peer addr add fd00::2/64 dev eth0 nodad ||
-	fail "IPv6 addresses"
+peer_dual_stack
 N=20
 
 # Here: serving on 8080-8099, only srv.service; connecting out to
@@ -34,27 +31,9 @@ for ipt in iptables-legacy ip6tables-legacy; do
 	done
 done
 
-# clients N MS CMD...: run N "CMD --send hello --timeout MS" at once;
-# print how many got their echo.  The 20-client rounds wait 20 s: under TCG
-# a SYN lost to a full SYN or accept queue is retried only after 1 and 3 s
-# more, and a rule that drops a kind of packet drops its retries too.
-clients() {
-	local n=$1 ms=$2 i
-	shift 2
-	for ((i = 0; i < n; i++)); do
-		"$@" --send hello --timeout "$ms" 2>/dev/null &
-	done | grep -c '^connected reply 5$'
-}
-
-# stop NAME: end a bg_listen listener and wait for it (its port is free).
-# (Listeners in the peer run under nsenter, which execs cg2net: in_ns, a
-# function, would leave a subshell between $! and cg2net.)
-stop() {
-	local pid
-	pid=$(cat "$BG_DIR/$1.pid")
-	kill "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-}
+# The 20-client rounds (clients, vmtest.sh) wait 20 s: under TCG a SYN
+# lost to a full SYN or accept queue is retried only after 1 and 3 s more,
+# and a rule that drops a kind of packet drops its retries too.
 
 # drops: what the DROP rules caught so far, for failure messages.
 drops() {
@@ -90,28 +69,28 @@ round() {
 			fail "$tag: the SYN-ACKs carried cookies (only $cookies)"
 	fi
 	[[ $got == "$N" ]] || echo "  drops: $(drops)"
-	stop srv
+	bg_stop srv
 
 	bg_listen in --cgroup srv.service listen $fam $addr $inp --count $N --timeout 30000
 	got=$(clients $N 20000 in_ns peer cg2net connect $fam $addr $inp)
 	expect "$tag: INPUT allow-list alone: $N clients reach srv.service" "$N" "$got"
 	[[ $got == "$N" ]] || echo "  drops: $(drops)"
-	stop in
+	bg_stop in
 
 	bg_listen out nsenter --net=/run/netns/peer -- listen $fam $paddr $out --count $N --timeout 30000
 	got=$(clients $N 20000 cg2net --cgroup srv.service connect $fam $paddr $out)
 	expect "$tag: srv.service connects out $N times" "$N" "$got"
 	[[ $got == "$N" ]] || echo "  drops: $(drops)"
-	stop out
+	bg_stop out
 
 	bg_listen other --cgroup other.service listen $fam $addr $srv --count 3 --timeout 30000
 	expect "$tag: other.service's listener stays unreachable" 0 \
 		"$(clients 3 1500 in_ns peer cg2net connect $fam $addr $srv)"
-	stop other
+	bg_stop other
 	bg_listen out nsenter --net=/run/netns/peer -- listen $fam $paddr $out --count 3 --timeout 30000
 	expect "$tag: other.service cannot connect out" 0 \
 		"$(clients 3 1500 cg2net --cgroup other.service connect $fam $paddr $out)"
-	stop out
+	bg_stop out
 }
 
 for c in 0 2; do

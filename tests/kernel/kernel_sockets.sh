@@ -10,10 +10,7 @@
 need_module
 
 mkcg srv.service other.service
-netns_add peer
-veth_ns peer 10.9.0.1/24 10.9.0.2/24
-ip addr add fd00::1/64 dev veth0 nodad && ip -n peer addr add fd00::2/64 dev eth0 nodad ||
-	fail "IPv6 addresses"
+peer_dual_stack
 for ipt in iptables-legacy ip6tables-legacy; do
 	$ipt -w -A OUTPUT -o veth0 -m cgroup2 ! --path srv.service \
 		-m comment --comment not-srv -j DROP || fail "$ipt: the ! --path DROP rule"

@@ -7,19 +7,24 @@
 # srv.service.  The SYN meets the TIME_WAIT socket attached by early demux
 # or found by the match's own lookup: IPv4 and IPv6, early demux on and
 # off.  With no listener the SYN counts as without a socket, as before.
+# Each SYN meets 11 cgroup2 rules (one lookup for all of them under
+# iptables-legacy, lookup_once.sh): none judges it by another cgroup.
 . "$(dirname "$0")/../lib/vmtest.sh"
 need_module
 
 mkcg srv.service
-netns_add peer
-veth_ns peer 10.9.0.1/24 10.9.0.2/24
-ip addr add fd00::1/64 dev veth0 nodad && ip -n peer addr add fd00::2/64 dev eth0 nodad ||
-	fail "IPv6 addresses"
+peer_dual_stack
 for ipt in iptables-legacy ip6tables-legacy; do
 	d=(-p tcp --dport 8083) s=(-p tcp --syn --dport 8083)
 	$ipt -w -A INPUT "${s[@]}" -m comment --comment syn-all &&
 		$ipt -w -A INPUT "${s[@]}" -m cgroup2 ! --path nothing -m comment --comment syn-not &&
-		$ipt -w -A INPUT "${d[@]}" -m conntrack --ctstate ESTABLISHED -j ACCEPT &&
+		$ipt -w -A INPUT "${s[@]}" -m cgroup2 ! --path srv.service \
+			-m comment --comment syn-wrong || fail "$ipt: count rules"
+	for i in 1 2 3 4 5 6 7 8; do
+		$ipt -w -A INPUT "${s[@]}" -m cgroup2 --path "other$i.service" \
+			-m comment --comment "syn-other$i" || fail "$ipt: other$i"
+	done
+	$ipt -w -A INPUT "${d[@]}" -m conntrack --ctstate ESTABLISHED -j ACCEPT &&
 		$ipt -w -A INPUT "${s[@]}" -m cgroup2 --path srv.service \
 			-m comment --comment syn-srv -j ACCEPT &&
 		$ipt -w -A INPUT "${d[@]}" -m cgroup2 --path srv.service -j ACCEPT &&
@@ -28,13 +33,6 @@ for ipt in iptables-legacy ip6tables-legacy; do
 done
 
 sport=40000
-# stop NAME: end a bg_listen listener and wait for it.
-stop() {
-	local pid
-	pid=$(cat "$BG_DIR/$1.pid")
-	kill "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-}
 # tw_ports: the client ports of the server's connections in TIME_WAIT.
 tw_ports() {
 	ss -Htan state time-wait "( sport = :8083 )" | awk '{ sub(/.*[:\]]/, "", $4); print $4 }'
@@ -73,10 +71,12 @@ for d in 1 0; do
 		expect "$tag: 5 reconnect SYNs arrived" 5 "$(snapc syn-all)"
 		expect "$tag: --path srv.service counts each" 5 "$(snapc syn-srv)"
 		expect "$tag: ! --path nothing counts each" 5 "$(snapc syn-not)"
+		expect "$tag: none counts as another cgroup's" "0 0" \
+			"$(snapc syn-wrong) $(snapc syn-other8)"
 		expect "$tag: nothing dropped" 0 "$(snapc drop)"
 
 		# No listener: the SYN has no socket, and is dropped.
-		stop tw
+		bg_stop tw
 		p=$(tw_ports | head -n 1)
 		$ipt -w -Z INPUT
 		if [[ -n $p ]]; then

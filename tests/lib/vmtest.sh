@@ -136,6 +136,16 @@ veth_ns() {
 		ip -n "$ns" link set eth0 up || fail "veth $dev to $ns"
 }
 
+# peer_dual_stack: netns "peer" behind veth0, IPv4 10.9.0.1/24 and IPv6
+# fd00::1/64 here, 10.9.0.2/24 and fd00::2/64 on its eth0 (no DAD: usable
+# at once): the two-stack peer of the TCP tests.
+peer_dual_stack() {
+	netns_add peer
+	veth_ns peer 10.9.0.1/24 10.9.0.2/24
+	ip addr add fd00::1/64 dev veth0 nodad &&
+		ip -n peer addr add fd00::2/64 dev eth0 nodad || fail "IPv6 addresses"
+}
+
 # bg_listen NAME [PREFIX... --] CG2NET-ARGS...: start "cg2net CG2NET-ARGS
 # --ready-file" in the background (PREFIX before it, e.g. in_ns peer) and
 # wait until it listens; the bound port is then in $BG_DIR/NAME.port.
@@ -161,6 +171,24 @@ bg_listen() {
 	return 1
 }
 bg_port() { cat "$BG_DIR/$1.port" 2>/dev/null; }
+# bg_stop NAME: end a bg_listen listener and wait for it (its port is
+# free).  (Listeners in another netns run under nsenter, which execs
+# cg2net: in_ns, a function, would leave a subshell between $! and cg2net.)
+bg_stop() {
+	local pid
+	pid=$(cat "$BG_DIR/$1.pid")
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+# clients N MS CMD...: run N "CMD --send hello --timeout MS" at once (cg2net
+# connect); print how many got their echo.
+clients() {
+	local n=$1 ms=$2 i
+	shift 2
+	for ((i = 0; i < n; i++)); do
+		"$@" --send hello --timeout "$ms" 2>/dev/null &
+	done | grep -c '^connected reply 5$'
+}
 bg_result() {
 	# Often called in $(...), a subshell that cannot wait for the listener:
 	# wait for its one result line instead (written as it exits), 15 s at most.
