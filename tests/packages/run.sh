@@ -24,6 +24,9 @@ mkdir -p "$in/debs"
 cp "$HERE/guest/boot.sh" "$in/boot.sh"
 cp -r "$HERE/guest" "$in/guest"
 cp VERSION "$in/VERSION"
+# The recipes' blocks, run as written (guest/recipes.sh).
+cp -r docs/recipes "$in/recipes"
+cp tests/docs/blocks "$in/blocks"
 for p in xt-cgroup2-dkms xtables-cgroup2 nft-cgroupd; do
 	cp "$work/debs/${p}_"*.deb "$in/debs/"
 done

@@ -49,7 +49,9 @@ scraped_packets() {
 }
 scraped_counted() { [[ $(scraped_packets) =~ ^[1-9][0-9]*$ ]]; }
 
-# Before anything is installed: the test's own units and rulesets.
+. "$GUEST/recipes.sh"
+
+# Before anything is installed: the test's own units, rulesets and user.
 setup() {
 	cp "$GUEST/echo.service" "$GUEST/rogue.service" /etc/systemd/system/
 	cp "$GUEST/rules.v4" /etc/iptables/rules.v4
@@ -58,6 +60,7 @@ setup() {
 	# manager does on any real host: echo.service orders itself after it.
 	systemctl enable -q echo.service rogue.service nftables.service \
 		netfilter-persistent.service systemd-networkd.service
+	useradd --create-home --uid "$ALICE_UID" "$ALICE"
 	# node_exporter reads the textfile directory from the next boot on.
 	echo "ARGS=\"--collector.textfile.directory=$TEXTFILE_DIR\"" \
 		>/etc/default/prometheus-node-exporter
@@ -188,6 +191,7 @@ phase_boot2() {
 	check_restart restart
 	check_nft_cgroupd
 	check_metrics
+	check_recipes
 	echo boot3 >"$STATE/phase"
 	finish reboot
 }
