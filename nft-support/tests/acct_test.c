@@ -12,9 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../accounting.h"
-#include "../statefile.h"
-#include "../textesc.h"
+#include "../acct_store.h"
+#include "../acct_statefile.h"
+#include "../util_textesc.h"
 
 static int failed;
 static char dir[] = "/tmp/acct_test.XXXXXX";
