@@ -5,6 +5,7 @@
 
 #include "daemon_config.h"
 #include "nl_counters.h"
+#include "util_family.h"
 #include "util_log.h"
 #include "nl_set.h"
 #include "acct_statefile.h"

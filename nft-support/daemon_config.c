@@ -4,34 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/netfilter.h>
 
 #include "cgroup2_pattern.h"
 #include "cgroup2_user.h"
 #include "daemon_config.h"
+#include "util_family.h"
 #include "util_log.h"
-
-static const struct {
-	const char *name;
-	int family;
-} families[] = {
-	{ "ip",     NFPROTO_IPV4 },
-	{ "ip6",    NFPROTO_IPV6 },
-	{ "inet",   NFPROTO_INET },
-	{ "arp",    NFPROTO_ARP },
-	{ "bridge", NFPROTO_BRIDGE },
-	{ "netdev", NFPROTO_NETDEV },
-};
-
-const char *family_name(int family)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(families) / sizeof(families[0]); i++)
-		if (families[i].family == family)
-			return families[i].name;
-	return "?";
-}
 
 static int copy_name(char *dst, const char *src, size_t len, const char *what,
 		     char *err, size_t errlen)
@@ -63,7 +41,7 @@ int target_parse(const char *text, size_t len, int *family, char *table,
 		 char *set, char *err, size_t errlen)
 {
 	const char *end = text + len, *c1, *c2;
-	size_t i, flen;
+	size_t flen;
 
 	c1 = memchr(text, ':', len);
 	c2 = c1 ? memchr(c1 + 1, ':', end - c1 - 1) : NULL;
@@ -73,11 +51,7 @@ int target_parse(const char *text, size_t len, int *family, char *table,
 		return -1;
 	}
 	flen = c1 - text;
-	*family = -1;
-	for (i = 0; i < sizeof(families) / sizeof(families[0]); i++)
-		if (strlen(families[i].name) == flen &&
-		    !memcmp(families[i].name, text, flen))
-			*family = families[i].family;
+	*family = family_parse(text, flen);
 	if (*family < 0) {
 		snprintf(err, errlen,
 			 "unknown family \"%.*s\" (ip, ip6, inet, arp, bridge, netdev)",

@@ -61,7 +61,6 @@ int binding_add(struct config *cfg, const char *text, const char *where,
 /* Read a config file; errors are printed, naming FILE:LINE.  0 or -1. */
 int config_load_file(struct config *cfg, const char *path);
 void config_free(struct config *cfg);
-const char *family_name(int family);
 /* Parse "FAMILY:TABLE:SET" (the part before '='). */
 int target_parse(const char *text, size_t len, int *family, char *table,
 		 char *set, char *err, size_t errlen);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * The netlink transport of nft-cgroupd: its socket, one receive loop, one
- * query function and one batch object (see nlquery.h).
+ * query function and one batch object (see nl_query.h).
  */
 #include <errno.h>
 #include <poll.h>

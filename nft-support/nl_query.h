@@ -12,12 +12,30 @@
 #ifndef NFTCG_NLQUERY_H
 #define NFTCG_NLQUERY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nl_set.h"
-
+struct mnl_socket;
 struct nlmsghdr;
+
+/* The netlink socket to nf_tables, with the buffers of its requests. */
+struct nfs {
+	struct mnl_socket *nl;
+	unsigned int portid;
+	uint32_t seq;
+	size_t ids_per_batch;	/* what fits in the send buffer we got */
+	bool probed;		/* for NFT_MSG_DESTROYSETELEM */
+	bool no_destroy;	/* kernel before 6.3: no NFT_MSG_DESTROYSETELEM */
+	char *buf;		/* batch being built */
+	size_t cap;
+	char *rbuf;		/* receive buffer */
+};
+
+/* 0 or -errno. */
+int nfs_open(struct nfs *n);
+void nfs_close(struct nfs *n);
+unsigned int nfs_portid(const struct nfs *n);
 
 /* Sizes of element messages, to page ids by the send buffer we got. */
 #define NFS_IDS_PER_MSG		1024	/* 20 bytes each: well below the 64 KiB of a nested attribute */

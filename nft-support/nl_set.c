@@ -17,10 +17,10 @@
 #include <libnftnl/rule.h>
 #include <libnftnl/expr.h>
 
-#include "daemon_config.h"
 #include "util_log.h"
 #include "nl_set.h"
 #include "nl_query.h"
+#include "util_family.h"
 
 #ifndef NFT_MSG_DESTROYSETELEM
 #define NFT_MSG_DESTROYSETELEM	30	/* Linux 6.3 */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * nf_tables sets over netlink: check a set, read its elements, commit
- * changes.  Every request goes through nlquery.h's one query function or
+ * changes.  Every request goes through nl_query.h's one query function or
  * one batch object.
  */
 #ifndef NFTCG_NFTSET_H
@@ -11,28 +11,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nl_query.h"
 #include "util_idset.h"
 
 /* nftables' datatype number of "cgroupsv2" (enum datatypes, TYPE_CGROUPV2). */
 #define NFTCG_TYPE_CGROUPV2	46
 
-struct mnl_socket;
 struct nlmsghdr;
 struct nftnl_expr;
 struct nftnl_set;
 struct nftnl_set_elem;
-
-struct nfs {
-	struct mnl_socket *nl;
-	unsigned int portid;
-	uint32_t seq;
-	size_t ids_per_batch;	/* what fits in the send buffer we got */
-	bool probed;		/* for NFT_MSG_DESTROYSETELEM */
-	bool no_destroy;	/* kernel before 6.3: no NFT_MSG_DESTROYSETELEM */
-	char *buf;		/* batch being built */
-	size_t cap;
-	char *rbuf;		/* receive buffer */
-};
 
 /* A set object naming TABLE and SET, or NULL when out of memory. */
 struct nftnl_set *set_named(const char *table, const char *set);
@@ -46,10 +34,6 @@ int nfs_set_request(struct nfs *n, int type, uint16_t flags, int family,
 		    struct nftnl_set *s,
 		    int (*cb)(const struct nlmsghdr *nlh, void *data),
 		    void *data, char *kmsg, size_t kmsglen);
-
-int nfs_open(struct nfs *n);
-void nfs_close(struct nfs *n);
-unsigned int nfs_portid(const struct nfs *n);
 
 /*
  * Each returns 0, or -errno with a sentence in @err that gives the
