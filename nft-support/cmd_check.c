@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "cmd_check.h"
-#include "daemon_sync.h"
 #include "util_textesc.h"
 
 /* The live cgroups behind the ids of a plan, to print their paths. */
@@ -68,23 +67,24 @@ static void print_ids(struct daemon *d, char sign, uint64_t *ids, size_t n)
 /* One set: its line, then one line per id to add (+) or remove (-). */
 static int check_target(struct daemon *d, struct target *t)
 {
-	struct reconcile_plan p = { 0 };
+	struct sync_plan p = { 0 };
 	char msg[512];
 	int status;
 
-	if (reconcile_plan(d, t, &p, msg, sizeof(msg))) {
-		printf("%s: cannot check: %s\n", t->name, msg);
+	if (sync_plan(&d->sync, t, &p, msg, sizeof(msg))) {
+		printf("%s: cannot check: %s\n", t->conf->name, msg);
 		return CHECK_TROUBLE;
 	}
 	if (!p.nadd && !p.ndel)
-		printf("%s: in sync (%zu ids)\n", t->name, t->want.used);
+		printf("%s: in sync (%zu ids)\n", t->conf->name, t->want.used);
 	else
 		printf("%s: would add %zu, remove %zu (holds %zu ids, wants %zu)\n",
-		       t->name, p.nadd, p.ndel, t->have.used, t->want.used);
+		       t->conf->name, p.nadd, p.ndel, t->have.used,
+		       t->want.used);
 	print_ids(d, '+', p.add, p.nadd);
 	print_ids(d, '-', p.del, p.ndel);
 	status = p.nadd || p.ndel ? CHECK_CHANGES : CHECK_IN_SYNC;
-	reconcile_plan_free(&p);
+	sync_plan_free(&p);
 	return status;
 }
 
@@ -93,8 +93,8 @@ int check_run(struct daemon *d)
 	int status = CHECK_IN_SYNC, s;
 	size_t i;
 
-	for (i = 0; i < d->cfg.n; i++) {
-		s = check_target(d, &d->cfg.t[i]);
+	for (i = 0; i < d->sync.n; i++) {
+		s = check_target(d, &d->sync.t[i]);
 		if (s > status)
 			status = s;
 	}

@@ -4,10 +4,9 @@
  * cgroups whose path matches a pattern.
  */
 #include "cmd_check.h"
-#include "daemon_main.h"
 #include "cmd_list.h"
-#include "daemon_sync.h"
 #include "cmd_stats.h"
+#include "daemon_main.h"
 
 int main(int argc, char **argv)
 {
@@ -27,7 +26,7 @@ int main(int argc, char **argv)
 	if (d.opt.mode == MODE_CHECK)
 		status = check_run(&d);
 	else if (d.opt.mode == MODE_ONCE)
-		status = reconcile_any_failed(&d) ? 1 : 0;
+		status = sync_any_failed(&d.sync) ? 1 : 0;
 	else
 		status = daemon_loop(&d);
 	daemon_fini(&d);

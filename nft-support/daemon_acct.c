@@ -47,37 +47,36 @@ void acctd_init(struct acctd *ad, const char *state_dir,
 	load_state(ad);
 }
 
-int acctd_attach(struct acctd *ad, struct config *cfg)
+/* A target's totals outlive it in the store: a reload finds them again. */
+static int acctd_attach(void *ctx, struct target *t)
 {
-	size_t i;
+	struct acctd *ad = ctx;
 
-	for (i = 0; i < cfg->n; i++) {
-		cfg->t[i].acct = acct_store_get(&ad->store, cfg->t[i].name);
-		if (!cfg->t[i].acct)
-			return -ENOMEM;
-	}
-	return 0;
+	t->acct = acct_store_get(&ad->store, t->conf->name);
+	return t->acct ? 0 : -ENOMEM;
 }
 
-void acctd_expect(struct target *t, const struct cgnode *n)
+static void acctd_expect(void *ctx, struct target *t, const struct cgnode *n)
 {
 	char *rel;
 
+	(void)ctx;
 	if (!t->acct)
 		return;
 	rel = cgnode_path(n);
 	if (!rel || acct_expect(t->acct, n->id, rel, &t->want))
-		warn("%s: out of memory: id %llu is not counted", t->name,
+		warn("%s: out of memory: id %llu is not counted", t->conf->name,
 		     (unsigned long long)n->id);
 	free(rel);
 }
 
-void acctd_checked(struct target *t, bool counts)
+static void acctd_checked(void *ctx, struct target *t, bool counts)
 {
+	(void)ctx;
 	if (!t->acct)
 		return;
 	if (counts != t->acct->counting)
-		dbg("%s: %s per element", t->name,
+		dbg("%s: %s per element", t->conf->name,
 		    counts ? "counts" : "does not count");
 	t->acct->counting = counts;
 }
@@ -90,8 +89,8 @@ static int read_counted(struct nfs *n, struct target *t, struct idset *ids,
 	size_t i;
 	int ret;
 
-	ret = nfs_read_counters(n, t->family, t->table, t->set, ids, &l, err,
-				errlen);
+	ret = nfs_read_counters(n, t->conf->family, t->conf->table,
+				t->conf->set, ids, &l, err, errlen);
 	if (!ret) {
 		acct_read_begin(t->acct);
 		for (i = 0; i < l.n; i++)
@@ -100,7 +99,7 @@ static int read_counted(struct nfs *n, struct target *t, struct idset *ids,
 		acct_read_end(t->acct);
 		if (acct_depart_absent(t->acct, &t->want))
 			dbg("%s: ids gone from the set and not wanted: departed",
-			    t->name);
+			    t->conf->name);
 	}
 	counter_list_free(&l);
 	return ret;
@@ -111,11 +110,13 @@ static bool counted(const struct target *t)
 	return t->acct && t->acct->counting;
 }
 
-int acctd_read_set(struct nfs *n, struct target *t, char *err, size_t errlen)
+static int acctd_read_set(void *ctx, struct nfs *n, struct target *t,
+			  char *err, size_t errlen)
 {
+	(void)ctx;
 	if (!counted(t))
-		return nfs_read_set(n, t->family, t->table, t->set, &t->have,
-				    err, errlen);
+		return nfs_read_set(n, t->conf->family, t->conf->table,
+				    t->conf->set, &t->have, err, errlen);
 	return read_counted(n, t, &t->have, err, errlen);
 }
 
@@ -144,8 +145,8 @@ static uint64_t *counted_ids(struct acct *a, const uint64_t *del, size_t ndel,
  * whatever the size of the set; when one of them is gone already (ENOENT),
  * the whole set is read instead.
  */
-void acctd_before_delete(struct nfs *n, struct target *t,
-			 const uint64_t *del, size_t ndel)
+static void acctd_before_delete(void *ctx, struct nfs *n, struct target *t,
+				const uint64_t *del, size_t ndel)
 {
 	struct counter_list l = { 0 };
 	struct idset scratch = { 0 };
@@ -153,27 +154,30 @@ void acctd_before_delete(struct nfs *n, struct target *t,
 	char err[512];
 	size_t nids, i;
 
+	(void)ctx;
 	if (!counted(t))
 		return;
 	ids = counted_ids(t->acct, del, ndel, &nids);
 	if (!ids)
 		return;	/* none of them is counted */
-	if (!nfs_read_elem_counters(n, t->family, t->table, t->set, ids, nids,
-				    &l, err, sizeof(err))) {
+	if (!nfs_read_elem_counters(n, t->conf->family, t->conf->table,
+				    t->conf->set, ids, nids, &l, err,
+				    sizeof(err))) {
 		for (i = 0; i < l.n; i++)
 			acct_observe(t->acct, l.v[i].id, l.v[i].packets,
 				     l.v[i].bytes);
 	} else if (read_counted(n, t, &scratch, err, sizeof(err))) {
-		dbg("%s: %s; the last reading counts", t->name, err);
+		dbg("%s: %s; the last reading counts", t->conf->name, err);
 	}
 	counter_list_free(&l);
 	idset_free(&scratch);
 	free(ids);
 }
 
-void acctd_committed(struct acctd *ad, struct target *t, const uint64_t *del,
-		     size_t ndel, double tnow)
+static void acctd_committed(void *ctx, struct target *t, const uint64_t *del,
+			    size_t ndel, double tnow)
 {
+	struct acctd *ad = ctx;
 	size_t i;
 
 	if (!t->acct)
@@ -188,6 +192,15 @@ void acctd_committed(struct acctd *ad, struct target *t, const uint64_t *del,
 		ad->save_at = tnow + SAVE_DELAY;
 }
 
+const struct sync_hooks acctd_sync_hooks = {
+	.attach = acctd_attach,
+	.expect = acctd_expect,
+	.checked = acctd_checked,
+	.read_set = acctd_read_set,
+	.before_delete = acctd_before_delete,
+	.committed = acctd_committed,
+};
+
 double acctd_deadline(const struct acctd *ad)
 {
 	if (ad->save_at && ad->save_at < ad->tick_at)
@@ -196,19 +209,19 @@ double acctd_deadline(const struct acctd *ad)
 }
 
 /* A periodic reading of every counted set that is in sync. */
-static void read_all(struct nfs *n, struct config *cfg)
+static void read_all(struct sync_ctx *s)
 {
 	struct idset scratch = { 0 };
 	char err[512];
 	size_t i;
 
-	for (i = 0; i < cfg->n; i++) {
-		struct target *t = &cfg->t[i];
+	for (i = 0; i < s->n; i++) {
+		struct target *t = &s->t[i];
 
 		if (!counted(t) || t->failed || !t->synced)
 			continue;
-		if (read_counted(n, t, &scratch, err, sizeof(err)))
-			dbg("%s: %s", t->name, err);
+		if (read_counted(s->nfs, t, &scratch, err, sizeof(err)))
+			dbg("%s: %s", t->conf->name, err);
 	}
 	idset_free(&scratch);
 }
@@ -263,11 +276,10 @@ static void save(struct acctd *ad)
 		ad->store.v[i]->changed = true;
 }
 
-void acctd_tick(struct acctd *ad, struct nfs *n, struct config *cfg,
-		double tnow)
+void acctd_tick(struct acctd *ad, struct sync_ctx *s, double tnow)
 {
 	if (tnow >= ad->tick_at) {
-		read_all(n, cfg);
+		read_all(s);
 		ad->tick_at = tnow + ad->interval;
 		save(ad);
 		ad->save_at = 0;
@@ -277,9 +289,9 @@ void acctd_tick(struct acctd *ad, struct nfs *n, struct config *cfg,
 	}
 }
 
-void acctd_fini(struct acctd *ad, struct nfs *n, struct config *cfg)
+void acctd_fini(struct acctd *ad, struct sync_ctx *s)
 {
-	read_all(n, cfg);
+	read_all(s);
 	save(ad);
 	acctd_free(ad);
 }

@@ -15,10 +15,7 @@
 #include <stdbool.h>
 
 #include "acct_store.h"
-#include "daemon_config.h"
-
-struct nfs;
-struct cgnode;
+#include "daemon_sync.h"
 
 struct acctd {
 	struct acct_store store;
@@ -39,32 +36,17 @@ struct acctd {
 void acctd_init(struct acctd *ad, const char *state_dir,
 		const char *metrics_path, double interval, double tnow);
 /* Read every counted set once more, save, free. */
-void acctd_fini(struct acctd *ad, struct nfs *n, struct config *cfg);
+void acctd_fini(struct acctd *ad, struct sync_ctx *s);
 /* Free the totals without reading or saving (a start that failed). */
 void acctd_free(struct acctd *ad);
-/* Give each target of @cfg its accounting (after every config load). */
-int acctd_attach(struct acctd *ad, struct config *cfg);
 
-/* --- hooks of the reconciliation --- */
-/* @n joined t->want. */
-void acctd_expect(struct target *t, const struct cgnode *n);
-/* The set was checked: does it count per element (@counts)? */
-void acctd_checked(struct target *t, bool counts);
-/* nfs_read_set(), with the counters when the set has them. */
-int acctd_read_set(struct nfs *n, struct target *t, char *err,
-		   size_t errlen);
-/* Before deleting @del (not after a full read): their last counts. */
-void acctd_before_delete(struct nfs *n, struct target *t,
-			 const uint64_t *del, size_t ndel);
-/* After a commit that deleted @del; t->have is up to date. */
-void acctd_committed(struct acctd *ad, struct target *t, const uint64_t *del,
-		     size_t ndel, double tnow);
+/* How the accounting follows the sync step; their context is the acctd. */
+extern const struct sync_hooks acctd_sync_hooks;
 
 /* --- the timer of the loop --- */
 /* The next deadline, or 0 for none. */
 double acctd_deadline(const struct acctd *ad);
 /* Read, save and write the metrics when due. */
-void acctd_tick(struct acctd *ad, struct nfs *n, struct config *cfg,
-		double tnow);
+void acctd_tick(struct acctd *ad, struct sync_ctx *s, double tnow);
 
 #endif

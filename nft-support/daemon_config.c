@@ -64,10 +64,10 @@ int target_parse(const char *text, size_t len, int *family, char *table,
 	return 0;
 }
 
-static struct target *target_get(struct config *cfg, int family,
-				 const char *table, const char *set)
+static struct target_conf *target_get(struct config *cfg, int family,
+				      const char *table, const char *set)
 {
-	struct target *t;
+	struct target_conf *t;
 	size_t i;
 
 	for (i = 0; i < cfg->n; i++) {
@@ -87,7 +87,6 @@ static struct target *target_get(struct config *cfg, int family,
 	strcpy(t->set, set);
 	snprintf(t->name, sizeof(t->name), "%s:%s:%s", family_name(family),
 		 table, set);
-	t->full = true;
 	return t;
 }
 
@@ -107,7 +106,7 @@ int binding_add(struct config *cfg, const char *text, const char *where,
 	char table[NFTCG_NAME_MAX], set[NFTCG_NAME_MAX];
 	const char *eq = strchr(text, '='), *pat;
 	struct binding *b;
-	struct target *t;
+	struct target_conf *t;
 	enum cg2_error e;
 	size_t off = 0, i;
 	int family;
@@ -159,7 +158,6 @@ int binding_add(struct config *cfg, const char *text, const char *where,
 	b->prog = cg2_prog_new(pat);
 	b->spec = strdup(text);
 	b->where = strdup(where);
-	b->level_warned = false;
 	if (!b->pattern || !b->prog || !b->spec || !b->where) {
 		free(b->pattern);
 		free(b->prog);
@@ -224,7 +222,7 @@ void config_free(struct config *cfg)
 	size_t i, j;
 
 	for (i = 0; i < cfg->n; i++) {
-		struct target *t = &cfg->t[i];
+		struct target_conf *t = &cfg->t[i];
 
 		for (j = 0; j < t->nb; j++) {
 			free(t->b[j].pattern);
@@ -233,11 +231,22 @@ void config_free(struct config *cfg)
 			free(t->b[j].where);
 		}
 		free(t->b);
-		idset_free(&t->want);
-		idset_free(&t->have);
-		idset_free(&t->dirty);
 	}
 	free(cfg->t);
 	cfg->t = NULL;
 	cfg->n = 0;
+}
+
+bool target_conf_same(const struct target_conf *a,
+		      const struct target_conf *b)
+{
+	size_t i;
+
+	if (a->family != b->family || strcmp(a->table, b->table) ||
+	    strcmp(a->set, b->set) || a->nb != b->nb)
+		return false;
+	for (i = 0; i < a->nb; i++)
+		if (strcmp(a->b[i].pattern, b->b[i].pattern))
+			return false;
+	return true;
 }

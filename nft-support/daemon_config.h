@@ -10,45 +10,35 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "util_idset.h"
 #include "cgroup2_pattern.h"
 
 #define NFTCG_NAME_MAX		256	/* NFT_NAME_MAXLEN, with the NUL */
 #define NFTCG_PATTERN_MAX	CG2_MAX_PATTERN_LEN
 
-struct acct;
-
+/* One FAMILY:TABLE:SET=PATTERN, as parsed. */
 struct binding {
 	char *pattern;
 	struct cg2_prog *prog;	/* @pattern compiled */
 	char *spec;	/* the text as given, for messages */
 	char *where;	/* "FILE:LINE" or "command line" */
-	bool level_warned;	/* the rules' levels cannot match this pattern */
 };
 
-struct target {
+/*
+ * A set and the bindings that name it: configuration only, unchanged once
+ * loaded.  What the daemon learns about the set at run time is in its
+ * struct target (daemon_sync.h), kept over reloads that leave this alone.
+ */
+struct target_conf {
 	int family;			/* NFPROTO_* */
 	char table[NFTCG_NAME_MAX];
 	char set[NFTCG_NAME_MAX];
 	char name[3 * NFTCG_NAME_MAX];	/* "inet:filter:web", for messages */
 	struct binding *b;
 	size_t nb;
-
-	struct idset want;	/* ids of live cgroups matching a pattern */
-	struct idset have;	/* what the kernel's set holds, as far as known */
-	struct idset dirty;	/* ids whose want changed since the last commit */
-	bool full;		/* re-read the set and reconcile all of it */
-	bool checked;		/* set type verified since the last failure */
-	bool failed;		/* the last attempt failed */
-	bool synced;		/* was in sync once: a missing set is a reload */
-	bool rules_changed;	/* check the rules' levels again */
-	struct acct *acct;	/* its traffic per cgroup path (acctd.h) */
-	char lasterr[512];
-	double retry_at;	/* monotonic seconds */
 };
 
 struct config {
-	struct target *t;
+	struct target_conf *t;
 	size_t n;
 };
 
@@ -61,6 +51,12 @@ int binding_add(struct config *cfg, const char *text, const char *where,
 /* Read a config file; errors are printed, naming FILE:LINE.  0 or -1. */
 int config_load_file(struct config *cfg, const char *path);
 void config_free(struct config *cfg);
+/*
+ * Do @a and @b name the same set with the same patterns in the same
+ * order?  (Where they were written does not matter.)
+ */
+bool target_conf_same(const struct target_conf *a,
+		      const struct target_conf *b);
 /* Parse "FAMILY:TABLE:SET" (the part before '='). */
 int target_parse(const char *text, size_t len, int *family, char *table,
 		 char *set, char *err, size_t errlen);

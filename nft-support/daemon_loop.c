@@ -13,10 +13,9 @@
 #include <unistd.h>
 
 #include "daemon_main.h"
-#include "util_log.h"
-#include "daemon_sync.h"
-#include "util_sdnotify.h"
 #include "daemon_status.h"
+#include "util_log.h"
+#include "util_sdnotify.h"
 
 /* What a handler tells the loop. */
 enum { GO_ON = 0, STOP_FAILED = 1 };
@@ -34,7 +33,8 @@ static void reload(struct daemon *d)
 		sd_notify("READY=1");
 		return;
 	}
-	if (acctd_attach(&d->acct, &cfg)) {
+	/* The sets whose bindings stay keep what the daemon knows of them. */
+	if (sync_adopt(&d->sync, &cfg)) {
 		err("reload failed: out of memory; keeping the current bindings");
 		config_free(&cfg);
 		sd_notify("READY=1");
@@ -42,11 +42,10 @@ static void reload(struct daemon *d)
 	}
 	config_free(&d->cfg);
 	d->cfg = cfg;
-	d->tree.ctx = &d->cfg;
 	cgtree_rescan(&d->tree);
-	reconcile_fill(d);
-	reconcile_mark_full(d, false);
-	reconcile_all(d, true);
+	sync_fill(&d->sync, &d->tree);
+	sync_mark_full(&d->sync, true);
+	sync_all(&d->sync, true);
 	sd_notify("READY=1");
 }
 
@@ -93,17 +92,18 @@ static void on_nft_change(void *ctx, int family, const char *table,
 
 	if (!table)
 		info("nf_tables events lost (receive buffer full): re-reading every set");
-	for (i = 0; i < d->cfg.n; i++) {
-		struct target *t = &d->cfg.t[i];
+	for (i = 0; i < d->sync.n; i++) {
+		struct target *t = &d->sync.t[i];
 
-		if (table && (t->family != family || strcmp(t->table, table) ||
-			      (set && strcmp(t->set, set))))
+		if (table && (t->conf->family != family ||
+			      strcmp(t->conf->table, table) ||
+			      (set && strcmp(t->conf->set, set))))
 			continue;
 		if (rules) {
 			t->rules_changed = true;
 			continue;
 		}
-		dbg("%s: changed by someone else; re-reading", t->name);
+		dbg("%s: changed by someone else; re-reading", t->conf->name);
 		t->full = true;
 		t->checked = false;
 		t->retry_at = 0;
@@ -157,8 +157,8 @@ static int poll_timeout(struct daemon *d)
 	size_t i;
 
 	arm_rescan(d);
-	for (i = 0; i < d->cfg.n; i++) {
-		struct target *t = &d->cfg.t[i];
+	for (i = 0; i < d->sync.n; i++) {
+		struct target *t = &d->sync.t[i];
 
 		if ((t->failed || t->full || t->dirty.used) &&
 		    (wake < 0 || t->retry_at < wake))
@@ -187,8 +187,8 @@ static void maybe_rescan(struct daemon *d)
 		    "directories without a watch" : "no nf_tables events");
 	d->rescan_at = 0;
 	cgtree_rescan(&d->tree);
-	reconcile_mark_full(d, true);
-	reconcile_all(d, true);
+	sync_mark_full(&d->sync, true);
+	sync_all(&d->sync, true);
 	arm_rescan(d);
 }
 
@@ -284,10 +284,10 @@ int daemon_loop(struct daemon *d)
 			break;
 		}
 		/* All pending changes, one transaction per set. */
-		reconcile_all(d, false);
-		reconcile_rules_changed(d);
+		sync_all(&d->sync, false);
+		sync_rules_changed(&d->sync);
 		status_notify(d);
-		acctd_tick(&d->acct, &d->nfs, &d->cfg, now());
+		acctd_tick(&d->acct, &d->sync, now());
 	}
 	sd_notify("STOPPING=1");
 	return status;

@@ -7,22 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cgroup2_user.h"
-#include "daemon_main.h"
 #include "cg_levels.h"
+#include "daemon_main.h"
 #include "util_log.h"
-#include "daemon_sync.h"
-
-double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 int daemon_load(const struct daemon *d, struct config *cfg)
 {
@@ -114,13 +104,13 @@ static void open_monitor(struct daemon *d)
 
 static void find_root_level(struct daemon *d, const char *root)
 {
-	d->root_level = cgroup_dir_level(root);
-	if (d->root_level < 0)
+	d->sync.root_level = cgroup_dir_level(root);
+	if (d->sync.root_level < 0)
 		warn("%s: cannot tell its level in the cgroup namespace; rule levels are not checked",
 		     root);
 	else
 		dbg("%s is at level %d: rules need level %d + the pattern's depth",
-		    root, d->root_level, d->root_level);
+		    root, d->sync.root_level, d->sync.root_level);
 }
 
 /* Scan the tree and fill every set once. */
@@ -130,7 +120,7 @@ static int initial_sync(struct daemon *d, const char *root)
 	int ret;
 
 	t0 = now();
-	ret = cgtree_open(&d->tree, root, &reconcile_tree_ops, &d->cfg);
+	ret = cgtree_open(&d->tree, root, &sync_tree_ops, &d->sync);
 	if (ret) {
 		err("%s: %s", root, strerror(-ret));
 		return 1;
@@ -142,9 +132,10 @@ static int initial_sync(struct daemon *d, const char *root)
 	if (d->opt.mode == MODE_CHECK)
 		return 0;	/* a dry run: check.c reads and diffs */
 	/* A failing binding is retried; only --once turns it into the status. */
-	reconcile_all(d, true);
+	sync_all(&d->sync, true);
 	info("initial sync: %zu cgroups below %s, %zu sets, scan %.1f ms, total %.1f ms",
-	     d->tree.count, root, d->cfg.n, (t1 - t0) * 1e3, (now() - t0) * 1e3);
+	     d->tree.count, root, d->sync.n, (t1 - t0) * 1e3,
+	     (now() - t0) * 1e3);
 	return 0;
 }
 
@@ -162,7 +153,15 @@ static int daemon_setup(struct daemon *d)
 	acctd_init(&d->acct, commits ? d->opt.state_dir : NULL,
 		   commits ? d->opt.metrics_file : NULL,
 		   d->opt.stats_interval, now());
-	if (acctd_attach(&d->acct, &d->cfg)) {
+	d->sync = (struct sync_ctx){
+		.nfs = &d->nfs,
+		.hooks = &acctd_sync_hooks,
+		.hooks_ctx = &d->acct,
+		.root_level = -1,
+		.retry_interval = d->opt.retry_interval,
+		.once = d->opt.mode == MODE_ONCE,
+	};
+	if (sync_adopt(&d->sync, &d->cfg)) {
 		err("%s", strerror(ENOMEM));
 		return 1;
 	}
@@ -188,6 +187,7 @@ static void daemon_release(struct daemon *d)
 	cgtree_close(&d->tree);
 	rootwatch_close(&d->rw);
 	monitor_close(&d->mon);
+	sync_free(&d->sync);
 	acctd_free(&d->acct);
 	nfs_close(&d->nfs);
 	config_free(&d->cfg);
@@ -214,6 +214,6 @@ int daemon_init(struct daemon *d)
 void daemon_fini(struct daemon *d)
 {
 	/* The last counter readings need the netlink socket: first. */
-	acctd_fini(&d->acct, &d->nfs, &d->cfg);
+	acctd_fini(&d->acct, &d->sync);
 	daemon_release(d);
 }

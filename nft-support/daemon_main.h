@@ -1,24 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * The daemon's state, shared by its parts: init and teardown (daemon.c),
- * the event loop (loop.c) and the reconciliation of sets (reconcile.c).
+ * The daemon: its parts and their event sources.  Init and teardown in
+ * daemon_main.c, the event loop in daemon_loop.c; the sets are kept by
+ * the sync step (daemon_sync.h), which sees only d->sync.
  */
 #ifndef NFTCG_DAEMON_H
 #define NFTCG_DAEMON_H
 
 #include <stdbool.h>
 
-#include "daemon_acct.h"
-#include "daemon_config.h"
-#include "nl_monitor.h"
-#include "nl_set.h"
-#include "daemon_options.h"
 #include "cg_rootwatch.h"
 #include "cg_tree.h"
+#include "daemon_acct.h"
+#include "daemon_config.h"
+#include "daemon_options.h"
+#include "daemon_sync.h"
+#include "nl_monitor.h"
+#include "nl_query.h"
+#include "util_clock.h"
 
 struct daemon {
 	struct options opt;
-	struct config cfg;
+	struct config cfg;	/* as loaded: the bindings */
+	struct sync_ctx sync;	/* the sets at run time, over cfg */
 	struct cgtree tree;
 	struct nfs nfs;
 	struct monitor mon;
@@ -28,12 +32,8 @@ struct daemon {
 	double rescan_at;	/* absolute (monotonic) deadline, 0 for none */
 	double watchdog_every;	/* seconds between WATCHDOG=1, 0 for none */
 	double watchdog_at;	/* the next one's deadline */
-	int root_level;		/* of the cgroup root in our cgroup ns, or -1 */
 	bool quit;		/* a stop was requested */
 };
-
-/* Monotonic seconds: every deadline in the daemon is on this clock. */
-double now(void);
 
 /*
  * Load the bindings of the command line and the config file into @cfg;

@@ -22,7 +22,7 @@ struct options {
 	int nargs;
 	double retry_interval;
 	double rescan_interval;	/* while degraded, or without nf_tables events */
-	const char *state_dir;		/* accounting totals (statefile.h) */
+	const char *state_dir;		/* accounting totals (acct_statefile.h) */
 	const char *metrics_file;	/* NULL: none */
 	double stats_interval;		/* read counters, save, metrics */
 	bool json;			/* --stats as JSON */

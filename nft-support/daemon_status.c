@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "daemon_status.h"
 #include "util_log.h"
 #include "util_sdnotify.h"
-#include "daemon_status.h"
 
 /* systemd keeps STATUS= for display: one short line is enough. */
 #define STATUS_MAX	512
@@ -18,8 +18,8 @@ static size_t count_in_sync(const struct daemon *d, size_t *ids)
 	size_t i, n = 0;
 
 	*ids = 0;
-	for (i = 0; i < d->cfg.n; i++) {
-		const struct target *t = &d->cfg.t[i];
+	for (i = 0; i < d->sync.n; i++) {
+		const struct target *t = &d->sync.t[i];
 
 		*ids += t->have.used;
 		if (t->synced && !t->failed && !t->full && !t->dirty.used)
@@ -36,11 +36,11 @@ static const struct target *first_failing(const struct daemon *d,
 	size_t i;
 
 	*nfailed = 0;
-	for (i = 0; i < d->cfg.n; i++) {
-		if (!d->cfg.t[i].failed)
+	for (i = 0; i < d->sync.n; i++) {
+		if (!d->sync.t[i].failed)
 			continue;
 		if (!first)
-			first = &d->cfg.t[i];
+			first = &d->sync.t[i];
 		(*nfailed)++;
 	}
 	return first;
@@ -52,17 +52,17 @@ void status_line(const struct daemon *d, char *buf, size_t size)
 	size_t ids, ok, nfailed;
 	int len;
 
-	if (!d->cfg.n) {
+	if (!d->sync.n) {
 		snprintf(buf, size, "no bindings");
 		return;
 	}
 	ok = count_in_sync(d, &ids);
 	f = first_failing(d, &nfailed);
-	len = snprintf(buf, size, "%zu set%s: %zu in sync", d->cfg.n,
-		       d->cfg.n == 1 ? "" : "s", ok);
+	len = snprintf(buf, size, "%zu set%s: %zu in sync", d->sync.n,
+		       d->sync.n == 1 ? "" : "s", ok);
 	if (f && len > 0 && (size_t)len < size)
 		len += snprintf(buf + len, size - len, ", %zu waiting (%s: %s%s)",
-				nfailed, f->name, f->lasterr,
+				nfailed, f->conf->name, f->lasterr,
 				nfailed > 1 ? "; ..." : "");
 	if (len > 0 && (size_t)len < size)
 		snprintf(buf + len, size - len, "; %zu ids", ids);
@@ -92,19 +92,21 @@ static void dump_target(const struct target *t)
 
 	if (t->failed)
 		info("state: set %s: waiting: %s; next try in %.1f s; holds %zu ids, wants %zu",
-		     t->name, t->lasterr,
+		     t->conf->name, t->lasterr,
 		     t->retry_at > tn ? t->retry_at - tn : 0.0,
 		     t->have.used, t->want.used);
 	else if (!t->synced)
 		info("state: set %s: not synced yet; wants %zu ids",
-		     t->name, t->want.used);
+		     t->conf->name, t->want.used);
 	else
-		info("state: set %s: %s; holds %zu ids, wants %zu", t->name,
+		info("state: set %s: %s; holds %zu ids, wants %zu",
+		     t->conf->name,
 		     t->full || t->dirty.used ? "changes pending" : "in sync",
 		     t->have.used, t->want.used);
-	for (i = 0; i < t->nb; i++)
-		info("state:   binding %s (%s)%s", t->b[i].spec, t->b[i].where,
-		     t->b[i].level_warned ?
+	for (i = 0; i < t->conf->nb; i++)
+		info("state:   binding %s (%s)%s", t->conf->b[i].spec,
+		     t->conf->b[i].where,
+		     t->level_warned[i] ?
 		     ": no rule uses the set at a level that can match" : "");
 }
 
@@ -122,6 +124,6 @@ void status_dump(const struct daemon *d)
 	info("state: nf_tables events: %s; periodic rescan: %s",
 	     monitor_fd(&d->mon) >= 0 ? "followed" : "not available",
 	     d->rescan_at ? "armed" : "off");
-	for (i = 0; i < d->cfg.n; i++)
-		dump_target(&d->cfg.t[i]);
+	for (i = 0; i < d->sync.n; i++)
+		dump_target(&d->sync.t[i]);
 }

@@ -9,10 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon_acct.h"
 #include "cg_levels.h"
-#include "util_log.h"
 #include "daemon_sync.h"
+#include "nl_set.h"
+#include "util_clock.h"
+#include "util_log.h"
 
 /* --- the wanted content, kept up to date by the tree callbacks --- */
 
@@ -20,25 +21,27 @@ static bool target_matches(const struct target *t, const struct cgnode *n)
 {
 	size_t i;
 
-	for (i = 0; i < t->nb; i++)
-		if (cgnode_match(t->b[i].prog, n))
+	for (i = 0; i < t->conf->nb; i++)
+		if (cgnode_match(t->conf->b[i].prog, n))
 			return true;
 	return false;
 }
 
-static void want_add(struct target *t, const struct cgnode *n)
+static void want_add(struct sync_ctx *s, struct target *t,
+		     const struct cgnode *n)
 {
 	if (!target_matches(t, n))
 		return;
 	if (idset_add(&t->want, n->id) < 0 || idset_add(&t->dirty, n->id) < 0) {
-		err("%s: out of memory; will re-read everything", t->name);
+		err("%s: out of memory; will re-read everything",
+		    t->conf->name);
 		t->full = true;
 	}
-	acctd_expect(t, n);
+	s->hooks->expect(s->hooks_ctx, t, n);
 	if (log_verbose) {
 		char *rel = cgnode_path(n);
 
-		dbg("%s: + %llu /%s", t->name, (unsigned long long)n->id,
+		dbg("%s: + %llu /%s", t->conf->name, (unsigned long long)n->id,
 		    rel ? rel : "(out of memory)");
 		free(rel);
 	}
@@ -46,48 +49,136 @@ static void want_add(struct target *t, const struct cgnode *n)
 
 static void cb_added(void *ctx, const struct cgnode *n)
 {
-	struct config *cfg = ctx;
+	struct sync_ctx *s = ctx;
 	size_t i;
 
-	for (i = 0; i < cfg->n; i++)
-		want_add(&cfg->t[i], n);
+	for (i = 0; i < s->n; i++)
+		want_add(s, &s->t[i], n);
 }
 
 static void cb_removed(void *ctx, const struct cgnode *n)
 {
-	struct config *cfg = ctx;
+	struct sync_ctx *s = ctx;
 	size_t i;
 
-	for (i = 0; i < cfg->n; i++) {
-		struct target *t = &cfg->t[i];
+	for (i = 0; i < s->n; i++) {
+		struct target *t = &s->t[i];
 
 		if (idset_del(&t->want, n->id)) {
 			if (idset_add(&t->dirty, n->id) < 0)
 				t->full = true;
-			dbg("%s: - %llu", t->name, (unsigned long long)n->id);
+			dbg("%s: - %llu", t->conf->name,
+			    (unsigned long long)n->id);
 		}
 	}
 }
 
-const struct cgtree_ops reconcile_tree_ops = {
+const struct cgtree_ops sync_tree_ops = {
 	.added = cb_added,
 	.removed = cb_removed,
 };
 
-void reconcile_fill(struct daemon *d)
+void sync_fill(struct sync_ctx *s, struct cgtree *tree)
 {
-	cgtree_foreach(&d->tree, cb_added, &d->cfg);
+	cgtree_foreach(tree, cb_added, s);
 }
 
-void reconcile_mark_full(struct daemon *d, bool recheck)
+void sync_mark_full(struct sync_ctx *s, bool recheck)
 {
 	size_t i;
 
-	for (i = 0; i < d->cfg.n; i++) {
-		d->cfg.t[i].full = true;
+	for (i = 0; i < s->n; i++) {
+		s->t[i].full = true;
 		if (recheck)
-			d->cfg.t[i].checked = false;
+			s->t[i].checked = false;
 	}
+}
+
+/* --- the targets of a config, kept over reloads --- */
+
+static void target_free(struct target *t)
+{
+	free(t->level_warned);
+	idset_free(&t->want);
+	idset_free(&t->have);
+	idset_free(&t->dirty);
+}
+
+/* A target seen for the first time: everything to learn. */
+static int target_init(struct sync_ctx *s, struct target *t,
+		       const struct target_conf *c)
+{
+	t->conf = c;
+	t->full = true;
+	t->level_warned = calloc(c->nb, sizeof(*t->level_warned));
+	if (!t->level_warned)
+		return -ENOMEM;
+	if (s->hooks->attach(s->hooks_ctx, t)) {
+		free(t->level_warned);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The current target that @c leaves unchanged, or NULL. */
+static struct target *unchanged(struct sync_ctx *s,
+				const struct target_conf *c)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->t[i].conf && target_conf_same(s->t[i].conf, c))
+			return &s->t[i];
+	return NULL;
+}
+
+/*
+ * Two passes: the new targets first (the only step that can fail, undone
+ * then), and only then those kept are moved over, their conf taken from
+ * @cfg (a NULL conf marks one moved out).
+ */
+int sync_adopt(struct sync_ctx *s, const struct config *cfg)
+{
+	struct target *nt, *old;
+	size_t i;
+
+	nt = calloc(cfg->n ? cfg->n : 1, sizeof(*nt));
+	if (!nt)
+		return -ENOMEM;
+	for (i = 0; i < cfg->n; i++) {
+		if (unchanged(s, &cfg->t[i]) ||
+		    !target_init(s, &nt[i], &cfg->t[i]))
+			continue;
+		while (i--)
+			if (nt[i].conf)
+				target_free(&nt[i]);
+		free(nt);
+		return -ENOMEM;
+	}
+	for (i = 0; i < cfg->n; i++) {
+		old = nt[i].conf ? NULL : unchanged(s, &cfg->t[i]);
+		if (!old)
+			continue;
+		nt[i] = *old;
+		nt[i].conf = &cfg->t[i];
+		old->conf = NULL;
+	}
+	sync_free(s);
+	s->t = nt;
+	s->n = cfg->n;
+	return 0;
+}
+
+void sync_free(struct sync_ctx *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->t[i].conf)
+			target_free(&s->t[i]);
+	free(s->t);
+	s->t = NULL;
+	s->n = 0;
 }
 
 /* --- failures --- */
@@ -97,14 +188,15 @@ static void target_who(const struct target *t, char *who, size_t size)
 {
 	size_t i, len;
 
-	if (t->nb == 1) {
-		snprintf(who, size, "binding %s (%s)", t->b[0].spec,
-			 t->b[0].where);
+	if (t->conf->nb == 1) {
+		snprintf(who, size, "binding %s (%s)", t->conf->b[0].spec,
+			 t->conf->b[0].where);
 		return;
 	}
-	len = snprintf(who, size, "set %s (bindings", t->name);
-	for (i = 0; i < t->nb && len < size; i++)
-		len += snprintf(who + len, size - len, " %s", t->b[i].where);
+	len = snprintf(who, size, "set %s (bindings", t->conf->name);
+	for (i = 0; i < t->conf->nb && len < size; i++)
+		len += snprintf(who + len, size - len, " %s",
+				t->conf->b[i].where);
 	if (len < size)
 		snprintf(who + len, size - len, ")");
 }
@@ -114,11 +206,11 @@ static void target_who(const struct target *t, char *who, size_t size)
  * went away is a firewall reload (nftables.service restart): notice, not
  * error; it is refilled as soon as it is back.
  */
-static void target_fail(struct daemon *d, struct target *t, const char *msg,
+static void target_fail(struct sync_ctx *s, struct target *t, const char *msg,
 			int error)
 {
 	int prio = error == -ENOENT && t->synced ? LOG_NOTICE_ : LOG_ERR_;
-	bool once = d->opt.mode == MODE_ONCE;
+	bool once = s->once;
 	char who[4096];
 
 	target_who(t, who, sizeof(who));
@@ -130,7 +222,7 @@ static void target_fail(struct daemon *d, struct target *t, const char *msg,
 	t->failed = true;
 	t->checked = false;
 	t->full = true;
-	t->retry_at = now() + d->opt.retry_interval;
+	t->retry_at = now() + s->retry_interval;
 }
 
 /* --- the difference to commit --- */
@@ -200,42 +292,45 @@ static int collect_dirty(const struct target *t, struct idlist *add,
  * a fixed depth D, `socket cgroupv2 level` must be D (plus the level of
  * --cgroup-root); with "**", at least the smallest depth.
  */
-static void check_binding_level(const struct daemon *d, const struct target *t,
-				struct binding *b, const unsigned int *lv,
-				int n, const char *have)
+static void check_binding_level(const struct sync_ctx *s, struct target *t,
+				size_t j, const unsigned int *lv, int n,
+				const char *have)
 {
+	const struct binding *b = &t->conf->b[j];
 	unsigned int depth;
 	bool ok = false;
 	int i, fixed;
 
-	depth = pattern_min_depth(b->pattern, &fixed) + d->root_level;
+	depth = pattern_min_depth(b->pattern, &fixed) + s->root_level;
 	for (i = 0; i < n; i++)
 		if (fixed ? lv[i] == depth : lv[i] >= depth)
 			ok = true;
 	if (ok) {
-		b->level_warned = false;
+		t->level_warned[j] = false;
 		return;
 	}
-	if (!b->level_warned)
+	if (!t->level_warned[j])
 		warn("binding %s (%s): the rules on @%s use socket cgroupv2 level %s, which never matches this pattern: it needs level %u%s",
-		     b->spec, b->where, t->set, have, depth,
+		     b->spec, b->where, t->conf->set, have, depth,
 		     fixed ? "" : " or more (one rule per level)");
-	b->level_warned = true;
+	t->level_warned[j] = true;
 }
 
-static void check_levels(struct daemon *d, struct target *t)
+static void check_levels(struct sync_ctx *s, struct target *t)
 {
 	unsigned int lv[64];
 	char have[256];
 	size_t j, len;
 	int n, i;
 
-	if (d->root_level < 0)
+	if (s->root_level < 0)
 		return;
-	n = nfs_rule_levels(&d->nfs, t->family, t->table, t->set, lv, 64);
+	n = nfs_rule_levels(s->nfs, t->conf->family, t->conf->table,
+			    t->conf->set, lv, 64);
 	if (n <= 0) {
 		if (n == 0)
-			dbg("%s: no rule uses it with socket cgroupv2 yet", t->name);
+			dbg("%s: no rule uses it with socket cgroupv2 yet",
+			    t->conf->name);
 		return;
 	}
 	len = 0;
@@ -243,25 +338,25 @@ static void check_levels(struct daemon *d, struct target *t)
 	for (i = 0; i < n && len < sizeof(have); i++)
 		len += snprintf(have + len, sizeof(have) - len, "%s%u",
 				i ? ", " : "", lv[i]);
-	for (j = 0; j < t->nb; j++)
-		check_binding_level(d, t, &t->b[j], lv, n, have);
+	for (j = 0; j < t->conf->nb; j++)
+		check_binding_level(s, t, j, lv, n, have);
 }
 
-void reconcile_rules_changed(struct daemon *d)
+void sync_rules_changed(struct sync_ctx *s)
 {
 	size_t i;
 
-	for (i = 0; i < d->cfg.n; i++) {
-		if (d->cfg.t[i].rules_changed && !d->cfg.t[i].failed)
-			check_levels(d, &d->cfg.t[i]);
-		d->cfg.t[i].rules_changed = false;
+	for (i = 0; i < s->n; i++) {
+		if (s->t[i].rules_changed && !s->t[i].failed)
+			check_levels(s, &s->t[i]);
+		s->t[i].rules_changed = false;
 	}
 }
 
 /* --- one set --- */
 
 /* Verify the set once after each failure; then its rules' levels. */
-static int target_check(struct daemon *d, struct target *t, char *msg,
+static int target_check(struct sync_ctx *s, struct target *t, char *msg,
 			size_t msglen)
 {
 	bool counts;
@@ -269,24 +364,24 @@ static int target_check(struct daemon *d, struct target *t, char *msg,
 
 	if (t->checked)
 		return 0;
-	ret = nfs_check_set(&d->nfs, t->family, t->table, t->set, &counts,
-			    msg, msglen);
+	ret = nfs_check_set(s->nfs, t->conf->family, t->conf->table,
+			    t->conf->set, &counts, msg, msglen);
 	if (ret)
 		return ret;
 	t->checked = true;
-	acctd_checked(t, counts);
-	check_levels(d, t);
+	s->hooks->checked(s->hooks_ctx, t, counts);
+	check_levels(s, t);
 	return 0;
 }
 
 /* The ids to add and to delete: all of them after a re-read, or the dirty. */
-static int target_diff(struct daemon *d, struct target *t, struct idlist *add,
+static int target_diff(struct sync_ctx *s, struct target *t, struct idlist *add,
 		       struct idlist *del, char *msg, size_t msglen)
 {
 	int ret;
 
 	if (t->full) {
-		ret = acctd_read_set(&d->nfs, t, msg, msglen);
+		ret = s->hooks->read_set(s->hooks_ctx, s->nfs, t, msg, msglen);
 		if (ret)
 			return ret;
 		ret = collect(&t->want, &t->have, add);
@@ -312,10 +407,11 @@ static void target_committed(struct target *t, const struct idlist *add,
 	for (i = 0; i < del->n; i++)
 		idset_del(&t->have, del->v[i]);
 	if (add->n || del->n)
-		dbg("%s: added %zu, removed %zu, now %zu", t->name, add->n,
-		    del->n, t->have.used);
+		dbg("%s: added %zu, removed %zu, now %zu", t->conf->name,
+		    add->n, del->n, t->have.used);
 	if (t->failed)
-		info("%s: in sync again (%zu ids)", t->name, t->have.used);
+		info("%s: in sync again (%zu ids)", t->conf->name,
+		     t->have.used);
 	t->failed = false;
 	t->synced = true;
 	t->lasterr[0] = '\0';
@@ -327,7 +423,7 @@ static void target_committed(struct target *t, const struct idlist *add,
  * Check, diff and commit, three times at most: a commit that fails because
  * our view was stale (a delete of an id someone else removed) re-reads.
  */
-static int target_try(struct daemon *d, struct target *t, struct idlist *add,
+static int target_try(struct sync_ctx *s, struct target *t, struct idlist *add,
 		      struct idlist *del, struct nfs_done *done, char *msg,
 		      size_t msglen)
 {
@@ -336,16 +432,17 @@ static int target_try(struct daemon *d, struct target *t, struct idlist *add,
 
 	for (tries = 0; tries < 3; tries++) {
 		*done = (struct nfs_done){ 0 };
-		ret = target_check(d, t, msg, msglen);
+		ret = target_check(s, t, msg, msglen);
 		if (!ret)
-			ret = target_diff(d, t, add, del, msg, msglen);
+			ret = target_diff(s, t, add, del, msg, msglen);
 		if (ret)
 			return ret;
 		if (!t->full)	/* a full read just took the counters */
-			acctd_before_delete(&d->nfs, t, del->v, del->n);
-		ret = nfs_commit(&d->nfs, t->family, t->table, t->set, add->v,
-				 add->n, del->v, del->n, &missing, msg, msglen,
-				 done);
+			s->hooks->before_delete(s->hooks_ctx, s->nfs, t, del->v,
+						del->n);
+		ret = nfs_commit(s->nfs, t->conf->family, t->conf->table,
+				 t->conf->set, add->v, add->n, del->v, del->n,
+				 &missing, msg, msglen, done);
 		if (!ret || !missing)
 			return ret;
 		idlist_free(add);
@@ -360,7 +457,7 @@ static int target_try(struct daemon *d, struct target *t, struct idlist *add,
  * holds, and the ids they deleted have left (the set is read in full at
  * the retry).
  */
-static void target_partial(struct daemon *d, struct target *t,
+static void target_partial(struct sync_ctx *s, struct target *t,
 			   const struct idlist *add, const struct idlist *del,
 			   const struct nfs_done *done)
 {
@@ -373,11 +470,11 @@ static void target_partial(struct daemon *d, struct target *t,
 			break;	/* t->full is set: re-read anyway */
 	for (i = 0; i < done->ndel; i++)
 		idset_del(&t->have, del->v[i]);
-	acctd_committed(&d->acct, t, del->v, done->ndel, now());
+	s->hooks->committed(s->hooks_ctx, t, del->v, done->ndel, now());
 }
 
 /* Bring one set in line.  0 on success (or nothing to do), -1 on failure. */
-static int target_sync(struct daemon *d, struct target *t, bool force)
+static int target_sync(struct sync_ctx *s, struct target *t, bool force)
 {
 	struct idlist add = { 0 }, del = { 0 };
 	struct nfs_done done;
@@ -388,63 +485,63 @@ static int target_sync(struct daemon *d, struct target *t, bool force)
 		return -1;
 	if (!t->full && !t->dirty.used)
 		return 0;
-	ret = target_try(d, t, &add, &del, &done, msg, sizeof(msg));
+	ret = target_try(s, t, &add, &del, &done, msg, sizeof(msg));
 	if (ret) {
-		target_fail(d, t, msg, ret);
-		target_partial(d, t, &add, &del, &done);
+		target_fail(s, t, msg, ret);
+		target_partial(s, t, &add, &del, &done);
 	} else {
 		target_committed(t, &add, &del);
-		acctd_committed(&d->acct, t, del.v, del.n, now());
+		s->hooks->committed(s->hooks_ctx, t, del.v, del.n, now());
 	}
 	idlist_free(&add);
 	idlist_free(&del);
 	return ret ? -1 : 0;
 }
 
-int reconcile_all(struct daemon *d, bool force)
+int sync_all(struct sync_ctx *s, bool force)
 {
 	int ret = 0;
 	size_t i;
 
-	for (i = 0; i < d->cfg.n; i++)
-		if (target_sync(d, &d->cfg.t[i], force))
+	for (i = 0; i < s->n; i++)
+		if (target_sync(s, &s->t[i], force))
 			ret = -1;
 	return ret;
 }
 
-bool reconcile_any_failed(const struct daemon *d)
+bool sync_any_failed(const struct sync_ctx *s)
 {
 	size_t i;
 
-	for (i = 0; i < d->cfg.n; i++)
-		if (d->cfg.t[i].failed)
+	for (i = 0; i < s->n; i++)
+		if (s->t[i].failed)
 			return true;
 	return false;
 }
 
-int reconcile_plan(struct daemon *d, struct target *t,
-		   struct reconcile_plan *p, char *msg, size_t msglen)
+int sync_plan(struct sync_ctx *s, struct target *t, struct sync_plan *p,
+	      char *msg, size_t msglen)
 {
 	struct idlist add = { 0 }, del = { 0 };
 	int ret;
 
 	t->full = true;		/* diff with what the set holds now */
-	ret = target_check(d, t, msg, msglen);
+	ret = target_check(s, t, msg, msglen);
 	if (!ret)
-		ret = target_diff(d, t, &add, &del, msg, msglen);
+		ret = target_diff(s, t, &add, &del, msg, msglen);
 	if (ret) {
 		idlist_free(&add);
 		idlist_free(&del);
 		return ret;
 	}
-	*p = (struct reconcile_plan){ .add = add.v, .nadd = add.n,
+	*p = (struct sync_plan){ .add = add.v, .nadd = add.n,
 				      .del = del.v, .ndel = del.n };
 	return 0;
 }
 
-void reconcile_plan_free(struct reconcile_plan *p)
+void sync_plan_free(struct sync_plan *p)
 {
 	free(p->add);
 	free(p->del);
-	*p = (struct reconcile_plan){ 0 };
+	*p = (struct sync_plan){ 0 };
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * nf_tables objects as nft-cgroupd uses them: a few lines per request,
- * each built with libnftnl and sent through nlquery.c's one query function
+ * each built with libnftnl and sent through nl_query.c's one query function
  * or one batch object.
  */
 #include <errno.h>

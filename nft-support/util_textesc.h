@@ -13,7 +13,7 @@ void put_label_value(FILE *f, const char *s);
 
 /*
  * Names (cgroup paths, set names) as text: valid UTF-8, no raw control
- * byte, distinct for distinct names; see textesc.c.  One function per
+ * byte, distinct for distinct names; see util_textesc.c.  One function per
  * output format:
  */
 /* A Prometheus label value, without its quotes. */

@@ -80,7 +80,7 @@ END {
 			visit(order[i])
 	for (i = 1; i <= nmods && !quiet; i++)
 		printf "%-16s -> %s\n", order[i],
-		       order[i] in out ? substr(out[order[i]], 2) : "(nothing)"
+		       out[order[i]] != "" ? substr(out[order[i]], 2) : "(nothing)"
 	if (bad)
 		exit 1
 	print "PASS layers: " nmods " modules, every include downwards, no cycle"
