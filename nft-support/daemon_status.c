@@ -106,7 +106,7 @@ static void dump_target(const struct target *t)
 	for (i = 0; i < t->conf->nb; i++)
 		info("state:   binding %s (%s)%s", t->conf->b[i].spec,
 		     t->conf->b[i].where,
-		     t->level_warned[i] ?
+		     t->bs[i].level_warned ?
 		     ": no rule uses the set at a level that can match" : "");
 }
 

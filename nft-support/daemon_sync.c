@@ -98,7 +98,7 @@ void sync_mark_full(struct sync_ctx *s, bool recheck)
 
 static void target_free(struct target *t)
 {
-	free(t->level_warned);
+	free(t->bs);
 	idset_free(&t->want);
 	idset_free(&t->have);
 	idset_free(&t->dirty);
@@ -110,11 +110,11 @@ static int target_init(struct sync_ctx *s, struct target *t,
 {
 	t->conf = c;
 	t->full = true;
-	t->level_warned = calloc(c->nb, sizeof(*t->level_warned));
-	if (!t->level_warned)
+	t->bs = calloc(c->nb, sizeof(*t->bs));
+	if (!t->bs)
 		return -ENOMEM;
 	if (s->hooks->attach(s->hooks_ctx, t)) {
-		free(t->level_warned);
+		free(t->bs);
 		return -ENOMEM;
 	}
 	return 0;
@@ -306,14 +306,14 @@ static void check_binding_level(const struct sync_ctx *s, struct target *t,
 		if (fixed ? lv[i] == depth : lv[i] >= depth)
 			ok = true;
 	if (ok) {
-		t->level_warned[j] = false;
+		t->bs[j].level_warned = false;
 		return;
 	}
-	if (!t->level_warned[j])
+	if (!t->bs[j].level_warned)
 		warn("binding %s (%s): the rules on @%s use socket cgroupv2 level %s, which never matches this pattern: it needs level %u%s",
 		     b->spec, b->where, t->conf->set, have, depth,
 		     fixed ? "" : " or more (one rule per level)");
-	t->level_warned[j] = true;
+	t->bs[j].level_warned = true;
 }
 
 static void check_levels(struct sync_ctx *s, struct target *t)

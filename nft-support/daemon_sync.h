@@ -23,13 +23,18 @@
 struct acct;
 struct nfs;
 
+/* What the daemon learnt about one binding (conf->b[i]) at run time. */
+struct binding_state {
+	bool level_warned;	/* the rules' levels cannot match its pattern */
+};
+
 /*
  * One set at run time: what the daemon learnt about it.  A reload that
  * leaves its bindings alone (target_conf_same()) keeps all of it.
  */
 struct target {
 	const struct target_conf *conf;	/* in the current struct config */
-	bool *level_warned;	/* per binding: the rules' levels miss it */
+	struct binding_state *bs;	/* one per conf->b[i] */
 	struct idset want;	/* ids of live cgroups matching a pattern */
 	struct idset have;	/* what the kernel's set holds, as known */
 	struct idset dirty;	/* ids whose want changed since the commit */
