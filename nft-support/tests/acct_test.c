@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Unit tests of the accounting (accounting.c) and its state file
- * (statefile.c): totals across ids, counter resets, and hostile files.
+ * Unit tests of the accounting (acct_store.c) and its state file
+ * (acct_statefile.c): totals across ids, counter resets, and hostile files.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,9 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../accounting.h"
-#include "../statefile.h"
-#include "../textesc.h"
+#include "../acct_store.h"
+#include "../acct_statefile.h"
+#include "../util_textesc.h"
 
 static int failed;
 static char dir[] = "/tmp/acct_test.XXXXXX";

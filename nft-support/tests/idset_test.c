@@ -2,7 +2,7 @@
 /* idset: content right through growth and shrinking; memory given back. */
 #include <stdio.h>
 
-#include "../idset.h"
+#include "../util_idset.h"
 
 static int failed;
 

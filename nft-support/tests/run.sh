@@ -392,6 +392,53 @@ t_sighup() {
 	stop_daemon
 }
 
+# A reload keeps what the daemon learnt about the sets whose bindings it
+# did not change: a level warning is not repeated, a set that went away
+# before the reload is still a firewall restart (notice), not an error.
+t_reload_state() {
+	new_ns hk
+	nsx nft -f - <<-EOT
+	table inet t {
+		set s { type cgroupsv2; }
+		set w { type cgroupsv2; }
+		chain o {
+			type filter hook output priority 0;
+			socket cgroupv2 level $((LVL + 1)) @s counter
+		}
+	}
+	EOT
+	mkdir -p "$ROOT/hk/a"
+	local conf=$TMPD/hk.conf
+	printf 'inet:t:s=hk/*\ninet:t:w=hk/*\n' > "$conf"
+	: > "$TMPD/hk.log"
+	JOURNAL_STREAM=$(stat -c %d:%i "$TMPD/hk.log") start_daemon hk --config "$conf" ||
+		{ fail "reload state: daemon started"; return; }
+	assert_log "reload state: the wrong level is reported" "binding inet:t:s=hk/\* ($conf:1): .*never matches"
+	assert_set "reload state: w filled" inet:t:w "$ROOT/hk/a"
+	# The table's set w goes, as in a firewall restart: a notice.
+	nsx nft delete set inet t w
+	assert_log "reload state: the set gone is logged" "<5>binding inet:t:w=hk/\* ($conf:2): set w not found"
+	# The same bindings, one line further down: no binding changed.
+	printf '# moved\ninet:t:s=hk/*\ninet:t:w=hk/*\n' > "$conf"
+	kill -HUP "$DPID"
+	assert_log "reload state: reloaded" "reloading $conf"
+	mkdir "$ROOT/hk/b"
+	assert_set "reload state: s follows the tree after the reload" inet:t:s "$ROOT/hk/a" "$ROOT/hk/b"
+	[ "$(grep -c "never matches" "$DLOG")" = 1 ] &&
+		pass "reload state: the level warning is not repeated" ||
+		fail "reload state: the level warning is not repeated" "$(grep "never matches" "$DLOG")"
+	! grep -q "^<3>.*not found" "$DLOG" &&
+		pass "reload state: the missing set is still a notice after the reload" ||
+		fail "reload state: the missing set is still a notice after the reload" "$(grep "not found" "$DLOG")"
+	nsx nft add set inet t w '{ type cgroupsv2; }'
+	assert_set "reload state: w refilled when back" inet:t:w "$ROOT/hk/a" "$ROOT/hk/b"
+	# A changed binding is a new one: its level is checked and reported.
+	printf 'inet:t:s=hk/[ab]\ninet:t:w=hk/*\n' > "$conf"
+	kill -HUP "$DPID"
+	assert_log "reload state: a changed binding is checked anew" "binding inet:t:s=hk/\[ab\] ($conf:1): .*never matches"
+	stop_daemon
+}
+
 t_missing() {
 	new_ns miss; std_table $((LVL + 2))
 	mkdir -p "$ROOT/miss/x"
@@ -622,6 +669,6 @@ t_journal() {
 
 . "$(dirname "$0")/accounting.sh"
 
-TESTS=${*:-once late deep abyss burst thousand bigsync overflow backlog degraded rootloss sighup missing wrongtype restart external noevents levels systemd config_errors journal check notify unit allowlist acct_restart acct_badstate acct_names acct_deep acct_zombie acct_metrics_tmp hostile_names}
+TESTS=${*:-once late deep abyss burst thousand bigsync overflow backlog degraded rootloss sighup reload_state missing wrongtype restart external noevents levels systemd config_errors journal check notify unit allowlist acct_restart acct_badstate acct_names acct_deep acct_zombie acct_metrics_tmp hostile_names}
 for t in $TESTS; do "t_$t"; done
 summary

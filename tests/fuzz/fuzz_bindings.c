@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * libFuzzer target: nft-cgroupd's config file and binding parser
- * (nft-support/bindings.c).  The input is a config file; each of its lines
+ * (nft-support/daemon_config.c).  The input is a config file; each of its lines
  * is also given to binding_add() as a command-line binding.
  */
 #include <stdint.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bindings.h"
+#include "daemon_config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

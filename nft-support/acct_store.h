@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Traffic per cgroup path, for one set declared with `counter`.  The kernel
+ * counts per element, that is per cgroup id; a service restart (rmdir +
+ * mkdir) makes a new id whose counter starts from zero.  Here the counts of
+ * the ids a path had are summed: "done" holds those of ids that left the
+ * set, "live" the last reading of the current id's element.
+ */
+#ifndef NFTCG_ACCOUNTING_H
+#define NFTCG_ACCOUNTING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util_idset.h"
+
+/* Paths kept per set; past it, the path idle the longest is forgotten. */
+#define ACCT_MAX_PATHS	65536
+/*
+ * A path is shorter: CGTREE_MAX_DEPTH names of at most NAME_MAX bytes and
+ * their separators.  A longer one is not counted.
+ */
+#define ACCT_MAX_PATH_LEN	65536
+
+struct acct_ctr {
+	uint64_t packets, bytes;
+};
+
+struct acct_path {
+	char *path;		/* relative to the cgroup root */
+	uint64_t live_id;	/* its id in the set now, or 0 */
+	uint64_t last_id;	/* the id it had last, to count restarts */
+	uint64_t restarts;	/* new ids seen after the first */
+	struct acct_ctr done;	/* of the ids that left the set */
+	struct acct_ctr live;	/* last reading of live_id's element */
+	int64_t idle_since;	/* wall clock seconds; 0 while live */
+	size_t older, newer;	/* idle list (live_id 0): index + 1, 0 none */
+	bool seen;		/* in the reading going on */
+};
+
+/* An id that entered the wanted content, bound once it is in the set. */
+struct acct_pending {
+	uint64_t id;
+	char *path;
+};
+
+struct acct {
+	char *name;		/* "inet:filter:web" */
+	struct acct_pending *pend;
+	size_t npend, pcap;
+	struct acct_path *p;
+	size_t n, cap;
+	size_t *by_id, *by_path;	/* open addressing: index + 1, 0 empty */
+	size_t hcap;
+	size_t oldest, newest;	/* the idle paths in the order they left */
+	bool counting;		/* the set has per-element counters */
+	bool changed;		/* since the last save */
+	bool warned_full;
+};
+
+struct acct *acct_new(const char *name);
+void acct_free(struct acct *a);
+
+/* Totals of @e: done plus live. */
+struct acct_ctr acct_total(const struct acct_path *e);
+struct acct_path *acct_find_path(struct acct *a, const char *path);
+struct acct_path *acct_find_id(struct acct *a, uint64_t id);
+
+/*
+ * @id is in the set (or about to be) for @path.  A different id of the same
+ * path is a restart: the old one's counts move to done.  -ENOMEM, or 0.
+ */
+int acct_bind(struct acct *a, uint64_t id, const char *path);
+/* @id left the set: its last reading moves to done. */
+void acct_depart(struct acct *a, uint64_t id);
+
+/*
+ * A reading of the whole set: begin, observe every element's counter, end.
+ * A counter below the last reading means the element was made anew (a
+ * firewall reload): the old reading moves to done.  Live ids absent from
+ * the reading lost their element: their reading moves to done too.
+ */
+void acct_read_begin(struct acct *a);
+void acct_observe(struct acct *a, uint64_t id, uint64_t packets,
+		  uint64_t bytes);
+void acct_read_end(struct acct *a);
+/*
+ * After acct_read_end() of a full reading: live ids that were not in it
+ * and are not in @want left the set for good (removed by others, or while
+ * the daemon was stopped, then a firewall reload or a reboot): they depart.
+ * Returns how many.
+ */
+size_t acct_depart_absent(struct acct *a, const struct idset *want);
+
+/*
+ * @id of @path is wanted in the set.  Bound later (acct_bind_added), after
+ * the commit that puts it there, so that the final reading of an id the
+ * path had before is taken first.  Entries whose id left @want are dropped
+ * when the list grows past twice its size.  -ENOMEM, or 0.
+ */
+int acct_expect(struct acct *a, uint64_t id, const char *path,
+		const struct idset *want);
+/* Forget the expected ids (the set does not count). */
+void acct_drop_pending(struct acct *a);
+/* Bind the expected ids now in @have; keep the others for a later commit. */
+void acct_bind_added(struct acct *a, const struct idset *have,
+		     const struct idset *want);
+
+/* Every set's accounting, by set name. */
+struct acct_store {
+	struct acct **v;
+	size_t n;
+};
+
+/* The accounting of set @name, made when new; NULL when out of memory. */
+struct acct *acct_store_get(struct acct_store *s, const char *name);
+struct acct *acct_store_find(const struct acct_store *s, const char *name);
+void acct_store_free(struct acct_store *s);
+
+/* Used by the state file: a path with its counts as saved.  -errno or 0. */
+int acct_restore(struct acct *a, const struct acct_path *e);
+/* After the last acct_restore(): order the idle paths by idle_since. */
+int acct_restore_end(struct acct *a);
+
+#endif

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "daemon_config.h"
+#include "nl_counters.h"
+#include "util_family.h"
+#include "util_log.h"
+#include "nl_set.h"
+#include "acct_statefile.h"
+#include "acct_stats.h"
+#include "cmd_stats.h"
+
+/* The set named by the argument (a binding's "=PATTERN" is ignored). */
+static int parse_only(const struct options *o, char *name, size_t size)
+{
+	char table[NFTCG_NAME_MAX], set[NFTCG_NAME_MAX], msg[4600];
+	const char *arg;
+	int family;
+
+	if (o->nargs > 1) {
+		err("--stats: one set at most");
+		return -1;
+	}
+	arg = o->nargs ? o->args[0] : NULL;
+	if (!arg) {
+		*name = '\0';
+		return 0;
+	}
+	if (target_parse(arg, strcspn(arg, "="), &family, table, set, msg,
+			 sizeof(msg))) {
+		err("--stats: %s", msg);
+		return -1;
+	}
+	snprintf(name, size, "%s:%s:%s", family_name(family), table, set);
+	return 0;
+}
+
+/* Bring @a up to date with the set's counters, when it can be read. */
+static void read_live(struct nfs *n, struct acct *a)
+{
+	char table[NFTCG_NAME_MAX], set[NFTCG_NAME_MAX], msg[4600];
+	struct counter_list l = { 0 };
+	struct idset ids = { 0 };
+	int family;
+	size_t i;
+
+	if (target_parse(a->name, strlen(a->name), &family, table, set, msg,
+			 sizeof(msg)))
+		return;
+	if (nfs_read_counters(n, family, table, set, &ids, &l, msg,
+			      sizeof(msg))) {
+		warn("%s: %s; showing the totals last saved", a->name, msg);
+	} else {
+		acct_read_begin(a);
+		for (i = 0; i < l.n; i++)
+			acct_observe(a, l.v[i].id, l.v[i].packets, l.v[i].bytes);
+		acct_read_end(a);
+	}
+	counter_list_free(&l);
+	idset_free(&ids);
+}
+
+static int load(const struct options *o, struct acct_store *s)
+{
+	char path[4200], msg[600];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", o->state_dir, STATE_FILE_NAME);
+	ret = state_load(path, s, msg, sizeof(msg));
+	if (ret == -ENOENT)
+		err("%s: no accounting state (does the daemon run with a set declared with \"counter\"? see --state-dir)",
+		    path);
+	else if (ret)
+		err("%s", msg);
+	return ret;
+}
+
+int stats_command(const struct options *o)
+{
+	struct acct_store s = { 0 };
+	char only[3 * NFTCG_NAME_MAX];
+	struct nfs nfs;
+	size_t i;
+	int ret;
+
+	if (parse_only(o, only, sizeof(only)))
+		return 2;
+	if (load(o, &s))
+		return 1;
+	if (*only && !acct_store_find(&s, only)) {
+		err("--stats: no accounting for %s", only);
+		acct_store_free(&s);
+		return 1;
+	}
+	ret = nfs_open(&nfs);
+	if (ret)
+		warn("netlink: %s; showing the totals last saved", strerror(-ret));
+	for (i = 0; !ret && i < s.n; i++)
+		if (!*only || !strcmp(s.v[i]->name, only))
+			read_live(&nfs, s.v[i]);
+	if (!ret)
+		nfs_close(&nfs);
+	stats_print(stdout, &s, *only ? only : NULL, o->json);
+	acct_store_free(&s);
+	return 0;
+}
