@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # vm-prepare: scripts/i386-userspace
-# vm-options: --add docs:/docs --add build/i386-root:/root/i386
+# vm-options: --add docs:/docs --add build/i386-root:/root/i386 --timeout 1200
 # 32-bit userspace on the 64-bit kernel: Debian 12's i386 iptables with the
 # extensions built for it (scripts/i386-userspace), in a chroot.  Legacy
 # (x_tables' compat path) and nft (nft_compat), IPv4 and IPv6: the whole
@@ -45,48 +45,91 @@ for v in legacy nft; do
 	done
 done
 PATH=$BIN:$PATH
-expect_grep "the i386 iptables runs on this kernel" '^iptables v1\.8\.9 (legacy)$' \
+expect "the i386 iptables runs on this kernel" "iptables v1.8.9 (legacy)" \
 	"$(i386-iptables-legacy --version 2>&1)"
+# The legacy tables: a 32-bit system's iptables loads them with its own
+# modprobe when the kernel has none yet; the i386 root has no modprobe.
+modprobe -a iptable_filter ip6table_filter || fail "modprobe the legacy filter tables"
+
+# x_tables' compat layer (CONFIG_NETFILTER_XTABLES_COMPAT) carries every
+# 32-bit iptables-legacy call: Debian's 6.1 has it, 6.12 and 7.2 do not.
+# Without it the kernel takes the 32-bit structs for 64-bit ones and the
+# i386 iptables-legacy cannot even list a table, whatever the rule: then
+# its rules with the match must fail exactly as plain ones do, and only
+# nft (nft_compat, which has no compat layer to lack) is tested further.
+case $(uname -r) in
+6.1.*) want_compat=yes ;;
+*) want_compat=no ;;
+esac
+ctl=$(i386-iptables-legacy -w -A OUTPUT -p udp --dport 9 -j ACCEPT 2>&1)
+ctl_rc=$?
+if ((ctl_rc == 0)); then
+	have_compat=yes
+	i386-iptables-legacy -w -D OUTPUT -p udp --dport 9 -j ACCEPT
+else
+	have_compat=no
+fi
+expect "x_tables has its compat layer on $(uname -r) as Debian configures it" \
+	"$want_compat" "$have_compat"
+VARIANTS=(nft)
+if [[ $have_compat == yes ]]; then
+	VARIANTS=(legacy nft)
+else
+	for t in iptables-legacy ip6tables-legacy; do
+		out=$("i386-$t" -w -A OUTPUT -p udp --dport 9 -m cgroup2 --path 'mx/*.service' \
+			-j CGROUP2LOG 2>&1)
+		expect "i386-$t: no compat layer, the rule fails as a plain one does" \
+			"${ctl//iptables/${t%%-*}} (status $ctl_rc)" "$out (status $?)"
+		expect "$t (64-bit): no rule arrived" 0 "$("$t-save" -t filter | grep -c cgroup2)"
+	done
+	ctl=${ctl//$'\n'/ }
+	echo "INFO the i386 iptables-legacy on $(uname -r): $ctl"
+fi
 
 matrix_cgroups
-front i386-iptables-legacy i386-iptables-legacy-save i386-iptables-legacy-restore 127.0.0.1 9941
-front i386-iptables-nft i386-iptables-nft-save i386-iptables-nft-restore 127.0.0.1 9942
-front i386-ip6tables-legacy i386-ip6tables-legacy-save i386-ip6tables-legacy-restore ::1 9943
-front i386-ip6tables-nft i386-ip6tables-nft-save i386-ip6tables-nft-restore ::1 9944
+port=9941
+for v in "${VARIANTS[@]}"; do
+	front "i386-iptables-$v" "i386-iptables-$v-save" "i386-iptables-$v-restore" 127.0.0.1 $port
+	front "i386-ip6tables-$v" "i386-ip6tables-$v-save" "i386-ip6tables-$v-restore" ::1 $((port + 1))
+	port=$((port + 2))
+done
 
 # The kernel keeps one form of each rule: the i386 and the 64-bit
 # iptables read the same rules back as the same text, and each finds a
 # rule the other inserted, byte for byte (-C).
 norm_save() { grep -v '^#' | sed 's/\[[0-9]*:[0-9]*\]//'; }
-LOGRULE=(-A OUTPUT -p udp -d 127.0.0.1 --dport 9945 -m cgroup2 --path 'mx/*.service'
-	-j CGROUP2LOG --log-prefix 'x: ' --log-level info --log-uid)
-NFLOGRULE=(-A OUTPUT -p udp -d 127.0.0.1 --dport 9946 -m cgroup2 ! --path 'mx/**'
-	-j CGROUP2LOG --nflog-group 7 --nflog-size 64)
-for t in iptables-legacy iptables-nft ip6tables-legacy ip6tables-nft; do
-	addr=127.0.0.1
-	[[ $t == ip6* ]] && addr=::1
-	expect_ok "$t (64-bit) inserts a CGROUP2LOG rule" "$t" -w "${LOGRULE[@]/127.0.0.1/$addr}"
-	expect_ok "i386-$t finds it (-C)" "i386-$t" -w -C "${LOGRULE[@]:1}"
-	expect_ok "i386-$t inserts an NFLOG-mode rule" "i386-$t" -w "${NFLOGRULE[@]/127.0.0.1/$addr}"
-	expect_ok "$t (64-bit) finds it (-C)" "$t" -w -C "${NFLOGRULE[@]:1}"
-	expect_fail "i386-$t: -C misses it with another group" "i386-$t" -w -C \
-		"${NFLOGRULE[@]:1:$((${#NFLOGRULE[@]} - 4))}" --nflog-group 8 --nflog-size 64
-	expect "$t and i386-$t save the same text" \
-		"$("$t-save" -t filter 2>/dev/null | norm_save)" \
-		"$("i386-$t-save" -t filter 2>/dev/null | norm_save)"
-done
-expect_grep "the save text of the NFLOG-mode rule" \
-	'-m cgroup2 ! --path "mx/\*\*" -j CGROUP2LOG --nflog-group 7 --nflog-size 64$' \
-	"$(i386-iptables-legacy-save -t filter)"
+for v in "${VARIANTS[@]}"; do
+	for t in "iptables-$v" "ip6tables-$v"; do
+		addr=127.0.0.1
+		[[ $t == ip6* ]] && addr=::1
+		logrule=(OUTPUT -p udp -d "$addr" --dport 9945 -m cgroup2 --path 'mx/*.service'
+			-j CGROUP2LOG --log-prefix 'x: ' --log-level info --log-uid)
+		nflogrule=(OUTPUT -p udp -d "$addr" --dport 9946 -m cgroup2 ! --path 'mx/**'
+			-j CGROUP2LOG --nflog-group 7)
+		expect_ok "$t (64-bit) inserts a CGROUP2LOG rule" "$t" -w -A "${logrule[@]}"
+		expect_ok "i386-$t finds it (-C)" "i386-$t" -w -C "${logrule[@]}"
+		expect_ok "i386-$t inserts an NFLOG-mode rule" "i386-$t" -w -A "${nflogrule[@]}" \
+			--nflog-size 64
+		expect_ok "$t (64-bit) finds it (-C)" "$t" -w -C "${nflogrule[@]}" --nflog-size 64
+		expect_fail "i386-$t: -C misses it with another size" "i386-$t" -w -C \
+			"${nflogrule[@]}" --nflog-size 65
+		expect "$t and i386-$t save the same text" \
+			"$("$t-save" -t filter 2>/dev/null | norm_save)" \
+			"$("i386-$t-save" -t filter 2>/dev/null | norm_save)"
+	done
+	expect_grep "i386-iptables-$v-save: the NFLOG-mode rule" \
+		'-m cgroup2 ! --path "mx/\*\*" -j CGROUP2LOG --nflog-group 7 --nflog-size 64$' \
+		"$("i386-iptables-$v-save" -t filter 2>/dev/null)"
 
-# A refusal of the kernel's reaches the i386 iptables through the compat
-# path: the match in FORWARD.
-dmesg_clear
-expect_fail "i386-iptables-legacy: -m cgroup2 in FORWARD refused" \
-	i386-iptables-legacy -w -A FORWARD -m cgroup2 --path mx/web.service
-expect_grep "the kernel says why" \
-	'x_tables: ip_tables: cgroup2 match: used from hooks FORWARD, but only valid from INPUT/OUTPUT/POSTROUTING' \
-	"$(dmesg_new)"
+	# A refusal of the kernel's reaches the i386 iptables: the match in
+	# FORWARD.
+	dmesg_clear
+	expect_fail "i386-iptables-$v: -m cgroup2 in FORWARD refused" \
+		"i386-iptables-$v" -w -A FORWARD -m cgroup2 --path mx/web.service
+	expect_grep "i386-iptables-$v: the kernel says why" \
+		'x_tables: ip_tables: cgroup2 match: used from hooks FORWARD, but only valid from INPUT/OUTPUT/POSTROUTING' \
+		"$(dmesg_new)"
+done
 
 # The recipe, as written, with each variant as "iptables": its rules
 # inserted and saved, flushed, restored; then the traffic they judge.
@@ -103,18 +146,18 @@ nth() {
 		awk -v n="$2" '$1 == n { print $2; found = 1 } END { if (!found) print "missing" }'
 }
 id() { stat -c %i "$CG/$1"; }
-for v in nft legacy; do
-	i386-iptables-$v -w -F OUTPUT
+for v in "${VARIANTS[@]}"; do
+	for w in "${VARIANTS[@]}"; do "i386-iptables-$w" -w -F OUTPUT; done
 	rules=$(block rules) || fail "the recipe has its rules block"
 	restore=$(block restore) || fail "the recipe has its restore block"
 	expect_ok "$v: the rules block runs as written" env PATH="$BIN/$v:$PATH" bash -e -c "$rules"
 	expect_grep "$v: the saved file has the CGROUP2LOG rule" \
 		'-m cgroup2 --path "system\.slice/\*\.service" -j CGROUP2LOG --log-prefix "dns: "$' \
 		"$(cat /etc/iptables/rules.v4)"
-	i386-iptables-$v -w -F OUTPUT
-	expect "$v: flushed" 0 "$(i386-iptables-$v -w -S OUTPUT | grep -c cgroup2)"
+	"i386-iptables-$v" -w -F OUTPUT
+	expect "$v: flushed" 0 "$("i386-iptables-$v" -w -S OUTPUT | grep -c cgroup2)"
 	expect_ok "$v: the restore block runs as written" env PATH="$BIN/$v:$PATH" bash -e -c "$restore"
-	expect "$v: two rules restored" 2 "$(i386-iptables-$v -w -S OUTPUT | grep -c cgroup2)"
+	expect "$v: two rules restored" 2 "$("i386-iptables-$v" -w -S OUTPUT | grep -c cgroup2)"
 
 	dmesg_clear
 	sends system.slice/resolved.service 127.0.0.1 53 1
@@ -127,7 +170,7 @@ for v in nft legacy; do
 		"dns: CGROUP=system\.slice/resolved\.service CGROUP_ID=$(id system.slice/resolved.service) IN= OUT=lo .* DPT=53 " \
 		"$log"
 	expect "$v: the session's query is not" 0 "$(grep -c 'CGROUP=user\.slice' <<<"$log")"
-	expect "$v: rule 1 counted the service's query only" 1 "$(nth i386-iptables-$v 1)"
-	expect "$v: rule 2 counted web.service's datagram only" 1 "$(nth i386-iptables-$v 2)"
+	expect "$v: rule 1 counted the service's query only" 1 "$(nth "i386-iptables-$v" 1)"
+	expect "$v: rule 2 counted web.service's datagram only" 1 "$(nth "i386-iptables-$v" 2)"
 done
 finish
