@@ -13,6 +13,11 @@
 #include "xt_CGROUP2LOG.h"
 #include "cg2_xtables.h"
 
+/* See libxt_cgroup2.c: one layout for 32- and 64-bit userspace. */
+_Static_assert(sizeof(struct xt_cgroup2log_info) == 64 &&
+	       offsetof(struct xt_cgroup2log_info, root_id) == 48,
+	       "struct xt_cgroup2log_info differs from the 64-bit kernel's");
+
 /* LOG's default level, and the one nft's log statement assumes. */
 #define CG2LOG_DEFAULT_LEVEL	LOG_WARNING
 

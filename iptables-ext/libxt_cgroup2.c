@@ -18,6 +18,16 @@
 #include "cgroup2_user.h"
 #include "cg2_xtables.h"
 
+/*
+ * One layout for 32- and 64-bit userspace: the x_tables compat path of a
+ * 64-bit kernel copies the match of a 32-bit iptables as it is, so both
+ * must agree on its size and offsets (priv is aligned to 8 for this;
+ * docs/recipes/32-bit-userspace.md).
+ */
+_Static_assert(sizeof(struct xt_cgroup2_info) == 2064 &&
+	       offsetof(struct xt_cgroup2_info, priv) == 2056,
+	       "struct xt_cgroup2_info differs from the 64-bit kernel's");
+
 #ifndef __unused
 #define __unused __attribute__((unused))
 #endif
