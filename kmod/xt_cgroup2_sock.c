@@ -70,7 +70,7 @@ struct cg2_seg {
 	int dif, sdif;
 	struct in6_addr saddr, daddr;	/* IPv4: in the first word */
 	__be16 sport, dport;
-	u16 doff;			/* of the payload, from skb->data */
+	u32 doff;			/* of the payload, from skb->data */
 	u8 family, hook, flags;		/* flags: CG2_SEG_FLAGS of the TCP's */
 };
 
@@ -293,12 +293,16 @@ static struct cgroup *cg2_seg_lookup(const struct sk_buff *skb,
  * that takes its address therefore hit only if their lookups are the
  * same, and targets that change a packet between rules (ECN, TCPMSS:
  * no field of the key) cannot turn one packet's answer into another's.
- * The sequence has 32 bits: an entry counts for CG2_MEMO_TICKS at most,
- * while 2^31 traversals of this CPU, for the sequence to come round
- * again, take minutes (at least 2^31 x 100 ns).  No memo where the sequence is even: nft_compat
- * (iptables-nft) runs matches without touching it, and outside a
- * traversal nothing bounds the memo's life.  Per CPU, used with bottom
- * halves off only: one user at a time.
+ * The sequence has 32 bits: an entry counts for CG2_MEMO_TICKS (a
+ * second) at most, and 2^31 traversals of this CPU, for the sequence to
+ * come round again, cannot fit in a second.  No memo where the sequence
+ * is even: nft_compat (iptables-nft) runs matches without touching it,
+ * and outside a traversal nothing bounds the memo's life.  Per CPU, used
+ * with bottom halves off only: one user at a time.  Not so on PREEMPT_RT,
+ * where local_bh_disable() may only pin the task to its CPU, so that two
+ * tasks could share one traversal's sequence: no memo there.  Nor in hard
+ * interrupts or NMIs, which can interrupt a traversal (no match runs
+ * there today).
  */
 struct cg2_memo {
 	struct cg2_seg seg;
@@ -313,7 +317,8 @@ static DEFINE_PER_CPU(struct cg2_memo, cg2_memo);
 /* This CPU's memo if an x_tables traversal runs here, @seg's seq set. */
 static struct cg2_memo *cg2_memo_get(struct cg2_seg *seg)
 {
-	if (!softirq_count())
+	if (IS_ENABLED(CONFIG_PREEMPT_RT) || !softirq_count() ||
+	    in_hardirq() || in_nmi())
 		return NULL;
 	seg->seq = cg2_xt_traversal_seq();
 	return seg->seq & 1 ? this_cpu_ptr(&cg2_memo) : NULL;

@@ -982,7 +982,10 @@ size_t cg2_compile(const char *pat, size_t len, struct cg2_prog *prog,
 		out = cg2_put(out, w->classes, sizeof(w->classes));
 		out = cg2_put(out, w->table, w->ntable);
 	}
-	cg2_put(out, w->text, w->ntext);
+	out = cg2_put(out, w->text, w->ntext);
+	/* The even size's pad byte: a program is copied whole, pad too. */
+	if (out < (char *)prog + need)
+		*out = 0;
 	return need;
 }
 
