@@ -56,9 +56,13 @@ int acctd_read_set(struct nfs *n, struct target *t, char *err,
 /* Before deleting @del (not after a full read): their last counts. */
 void acctd_before_delete(struct nfs *n, struct target *t,
 			 const uint64_t *del, size_t ndel);
-/* After a commit that deleted @del; t->have is up to date. */
-void acctd_committed(struct acctd *ad, struct target *t, const uint64_t *del,
-		     size_t ndel, double tnow);
+/*
+ * After a commit that added @add (elements made by the daemon: they count
+ * from zero) and deleted @del; t->have is up to date.
+ */
+void acctd_committed(struct acctd *ad, struct target *t, const uint64_t *add,
+		     size_t nadd, const uint64_t *del, size_t ndel,
+		     double tnow);
 
 /* --- the timer of the loop --- */
 /* The next deadline, or 0 for none. */

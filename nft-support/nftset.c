@@ -91,6 +91,7 @@ struct setinfo {
 	bool found;
 	bool counts;		/* a per-element `counter` */
 	uint32_t key_type, key_len, flags;
+	uint64_t handle;
 };
 
 bool nfs_expr_is_counter(struct nftnl_expr *e)
@@ -124,6 +125,7 @@ static int set_cb(const struct nlmsghdr *nlh, void *data)
 	si->key_type = nftnl_set_get_u32(s, NFTNL_SET_KEY_TYPE);
 	si->key_len = nftnl_set_get_u32(s, NFTNL_SET_KEY_LEN);
 	si->flags = nftnl_set_get_u32(s, NFTNL_SET_FLAGS);
+	si->handle = nftnl_set_get_u64(s, NFTNL_SET_HANDLE);
 	nftnl_set_expr_foreach(s, note_counter, &si->counts);
 	nftnl_set_free(s);
 	return 0;
@@ -205,6 +207,22 @@ int nfs_check_set(struct nfs *n, int family, const char *table,
 	return set_usable(&si, err, errlen);
 }
 
+int nfs_set_handle(struct nfs *n, int family, const char *table,
+		   const char *set, uint64_t *handle, char *err, size_t errlen)
+{
+	struct setinfo si = { 0 };
+	char kmsg[256];
+	int ret;
+
+	ret = get_set(n, family, table, set, &si, kmsg, sizeof(kmsg));
+	if (!ret && !si.found)
+		ret = -EPROTO;
+	if (ret)
+		nfs_describe(err, errlen, "looking up the set", -ret, kmsg);
+	*handle = si.handle;
+	return ret;
+}
+
 /* --- a set's elements --- */
 
 int nfs_elems_answer(const struct nlmsghdr *nlh, void *data)
@@ -221,8 +239,7 @@ int nfs_elems_answer(const struct nlmsghdr *nlh, void *data)
 	return ret;
 }
 
-
-int nfs_read_elems(struct nfs *n, int family, const char *table,
+int nfs_read_elems(struct nfs *n, int type, int family, const char *table,
 		   const char *set, nfs_elem_cb fn, nfs_restart_cb restart,
 		   void *ctx, char *err, size_t errlen)
 {
@@ -234,10 +251,9 @@ int nfs_read_elems(struct nfs *n, int family, const char *table,
 	for (tries = 0; tries < 5 && ret == -EINTR; tries++) {
 		if (restart)
 			restart(ctx);
-		ret = nfs_set_request(n, NFT_MSG_GETSETELEM, NLM_F_DUMP,
-				      family, set_named(table, set),
-				      nfs_elems_answer, &el, kmsg,
-				      sizeof(kmsg));
+		ret = nfs_set_request(n, type, NLM_F_DUMP, family,
+				      set_named(table, set), nfs_elems_answer,
+				      &el, kmsg, sizeof(kmsg));
 	}
 	if (ret)
 		nfs_describe(err, errlen, "reading the set", -ret, kmsg);
@@ -273,8 +289,8 @@ static void ids_restart(void *data)
 int nfs_read_set(struct nfs *n, int family, const char *table,
 		 const char *set, struct idset *out, char *err, size_t errlen)
 {
-	return nfs_read_elems(n, family, table, set, id_cb, ids_restart, out,
-			      err, errlen);
+	return nfs_read_elems(n, NFT_MSG_GETSETELEM, family, table, set, id_cb,
+			      ids_restart, out, err, errlen);
 }
 
 /* --- changing elements: transactions --- */

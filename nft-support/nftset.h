@@ -29,6 +29,8 @@ struct nfs {
 	size_t ids_per_batch;	/* what fits in the send buffer we got */
 	bool probed;		/* for NFT_MSG_DESTROYSETELEM */
 	bool no_destroy;	/* kernel before 6.3: no NFT_MSG_DESTROYSETELEM */
+	bool reset_probed;	/* for NFT_MSG_GETSETELEM_RESET */
+	bool no_reset;		/* kernel before 6.5: no NFT_MSG_GETSETELEM_RESET */
 	char *buf;		/* batch being built */
 	size_t cap;
 	char *rbuf;		/* receive buffer */
@@ -61,6 +63,10 @@ unsigned int nfs_portid(const struct nfs *n);
  */
 int nfs_check_set(struct nfs *n, int family, const char *table,
 		  const char *set, bool *counts, char *err, size_t errlen);
+/* The set's handle (made anew by a reload or `nft -f`), into *@handle. */
+int nfs_set_handle(struct nfs *n, int family, const char *table,
+		   const char *set, uint64_t *handle, char *err,
+		   size_t errlen);
 /* Is @e a `counter` expression (of a set, or of an element)? */
 bool nfs_expr_is_counter(struct nftnl_expr *e);
 /* Replace @out with the set's elements. */
@@ -68,7 +74,8 @@ int nfs_read_set(struct nfs *n, int family, const char *table,
 		 const char *set, struct idset *out, char *err, size_t errlen);
 
 /*
- * Every element of the set, as libnftnl's object: nfs_elem_id() gives its
+ * Every element of the set (a dump of @type: NFT_MSG_GETSETELEM, or
+ * NFT_MSG_GETSETELEM_RESET), as libnftnl's object: nfs_elem_id() gives its
  * id; its expressions (a `counter` set's per-element counter) are there
  * for nftnl_set_elem_expr_foreach().  @fn returns 0, or < 0 to fail the
  * read.  A dump interrupted by a change is started over: @restart (may be
@@ -82,7 +89,7 @@ struct nfs_elems {
 	void *ctx;
 };
 int nfs_elems_answer(const struct nlmsghdr *nlh, void *data);
-int nfs_read_elems(struct nfs *n, int family, const char *table,
+int nfs_read_elems(struct nfs *n, int type, int family, const char *table,
 		   const char *set, nfs_elem_cb fn, nfs_restart_cb restart,
 		   void *ctx, char *err, size_t errlen);
 uint64_t nfs_elem_id(struct nftnl_set_elem *e);

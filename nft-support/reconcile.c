@@ -373,7 +373,8 @@ static void target_partial(struct daemon *d, struct target *t,
 			break;	/* t->full is set: re-read anyway */
 	for (i = 0; i < done->ndel; i++)
 		idset_del(&t->have, del->v[i]);
-	acctd_committed(&d->acct, t, del->v, done->ndel, now());
+	acctd_committed(&d->acct, t, add->v, done->nadd, del->v, done->ndel,
+			now());
 }
 
 /* Bring one set in line.  0 on success (or nothing to do), -1 on failure. */
@@ -394,7 +395,8 @@ static int target_sync(struct daemon *d, struct target *t, bool force)
 		target_partial(d, t, &add, &del, &done);
 	} else {
 		target_committed(t, &add, &del);
-		acctd_committed(&d->acct, t, del.v, del.n, now());
+		acctd_committed(&d->acct, t, add.v, add.n, del.v, del.n,
+				now());
 	}
 	idlist_free(&add);
 	idlist_free(&del);
