@@ -333,13 +333,17 @@ void acct_new_boot(struct acct *a)
 	for (i = 0; i < a->n; i++)
 		if (a->p[i].live_id)
 			acct_depart(a, a->p[i].live_id);
-	a->handle = 0;
+	a->table_handle = a->set_handle = 0;
 	a->changed = true;
 }
 
-bool acct_read_begin(struct acct *a, uint64_t handle, bool moved)
+bool acct_read_begin(struct acct *a, uint64_t table_handle,
+		     uint64_t set_handle, bool moved)
 {
-	bool anew = moved || (a->handle && handle && handle != a->handle);
+	bool known = a->set_handle && set_handle;
+	bool other = table_handle != a->table_handle ||
+		     set_handle != a->set_handle;
+	bool anew = moved || (known && other);
 	size_t i;
 
 	for (i = 0; i < a->n; i++) {
@@ -347,8 +351,9 @@ bool acct_read_begin(struct acct *a, uint64_t handle, bool moved)
 		if (anew && a->p[i].live_id)
 			a->p[i].baseline = true;
 	}
-	if (handle && handle != a->handle) {
-		a->handle = handle;
+	if (set_handle && other) {
+		a->table_handle = table_handle;
+		a->set_handle = set_handle;
 		a->changed = true;
 	}
 	return anew;
@@ -368,11 +373,12 @@ void acct_observe(struct acct *a, uint64_t id, uint64_t packets,
 	if (!e)
 		return;
 	e->seen = true;
-	if (e->baseline) {
+	if (e->baseline || ctr_below(&c, &e->elem)) {
+		/* below: made anew by someone else, maybe restored from a dump */
 		e->baseline = false;
 		a->changed = true;
 		d = (struct acct_ctr){ 0 };
-	} else if (!ctr_below(&c, &e->elem)) {	/* else: made anew */
+	} else {
 		d.packets -= e->elem.packets;
 		d.bytes -= e->elem.bytes;
 	}

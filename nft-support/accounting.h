@@ -64,7 +64,12 @@ struct acct {
 	size_t *by_id, *by_path;	/* open addressing: index + 1, 0 empty */
 	size_t hcap;
 	size_t oldest, newest;	/* the idle paths in the order they left */
-	uint64_t handle;	/* of the set last read; 0: not known */
+	/*
+	 * The handles of the set last read and of its table (nf_tables
+	 * numbers a table's sets from 1 again, tables never twice in a
+	 * boot); 0: not known.
+	 */
+	uint64_t table_handle, set_handle;
 	bool counting;		/* the set has per-element counters */
 	bool changed;		/* since the last save */
 	bool warned_full;
@@ -94,22 +99,23 @@ void acct_made(struct acct *a, uint64_t id);
 void acct_depart(struct acct *a, uint64_t id);
 /*
  * The state was written in another boot: its ids name other cgroups, or
- * none.  Every live id departs; the set handle is forgotten.
+ * none.  Every live id departs; the set's handles are forgotten.
  */
 void acct_new_boot(struct acct *a);
 
 /*
  * A reading of the whole set: begin, observe every element's counter,
- * then confirm the unseen.  @handle is the set's (0: not known); @moved,
- * the set was made anew during the reading.  A handle other than the last
- * one's (a firewall reload, `nft -f` of a dump) makes this reading a
- * baseline for every live id: true then.
+ * then confirm the unseen.  @table_handle and @set_handle are the set's
+ * (0: not known); @moved, the set was made anew during the reading.
+ * Handles other than the last reading's (a firewall reload, `nft -f` of a
+ * dump) make this reading a baseline for every live id: true then.
  */
-bool acct_read_begin(struct acct *a, uint64_t handle, bool moved);
+bool acct_read_begin(struct acct *a, uint64_t table_handle,
+		     uint64_t set_handle, bool moved);
 /*
  * The counter of @id's element; @reset: the reading set it to zero.  A
  * counter below the last reading means the element was made anew by
- * someone else: it counts from zero.
+ * someone else: a baseline.
  */
 void acct_observe(struct acct *a, uint64_t id, uint64_t packets,
 		  uint64_t bytes, bool reset);

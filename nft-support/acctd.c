@@ -139,9 +139,11 @@ static int read_counted(struct nfs *n, struct target *t, struct idset *ids,
 	ret = nfs_read_counters(n, t->family, t->table, t->set, true, ids, &l,
 				err, errlen);
 	if (!ret) {
-		if (acct_read_begin(t->acct, l.handle, l.moved))
-			info("%s: the set was made anew (handle %llu): this reading is a baseline, not counted",
-			     t->name, (unsigned long long)l.handle);
+		if (acct_read_begin(t->acct, l.table_handle, l.set_handle,
+				    l.moved))
+			info("%s: the set was made anew (handles %llu %llu): this reading is a baseline, not counted",
+			     t->name, (unsigned long long)l.table_handle,
+			     (unsigned long long)l.set_handle);
 		observe_all(t->acct, &l);
 		confirm_unseen(n, t);
 		if (acct_depart_absent(t->acct, &t->want))

@@ -145,18 +145,18 @@ int nfs_read_counters(struct nfs *n, int family, const char *table,
 		      struct counter_list *out, char *err, size_t errlen)
 {
 	struct reading r = { .ids = ids, .out = out };
-	uint64_t before;
+	uint64_t tb, sb;
 	int ret, type = get_type(n, reset, out);
 
 	out->n = 0;
-	ret = nfs_set_handle(n, family, table, set, &before, err, errlen);
+	ret = nfs_set_handles(n, family, table, set, &tb, &sb, err, errlen);
 	if (!ret)
 		ret = nfs_read_elems(n, type, family, table, set, elem_cb,
 				     reading_restart, &r, err, errlen);
 	if (!ret)
-		ret = nfs_set_handle(n, family, table, set, &out->handle, err,
-				     errlen);
-	out->moved = before != out->handle;
+		ret = nfs_set_handles(n, family, table, set, &out->table_handle,
+				      &out->set_handle, err, errlen);
+	out->moved = tb != out->table_handle || sb != out->set_handle;
 	return ret;
 }
 

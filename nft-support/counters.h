@@ -23,7 +23,7 @@ struct counter_list {
 	struct elem_counter *v;
 	size_t n, cap;
 	bool reset;		/* the reading set the counters to zero */
-	uint64_t handle;	/* of the set read (nfs_read_counters) */
+	uint64_t table_handle, set_handle;	/* nfs_read_counters() */
 	bool moved;		/* the set was made anew while it was read */
 };
 
@@ -37,7 +37,8 @@ void counter_list_free(struct counter_list *l);
 /*
  * Read every element: the ids into @ids (replacing its content), the
  * counters of those that carry one into @out (emptied first), and the
- * set's handle before and after.  With reset, a dump started over keeps
+ * handles of the set and its table (out->moved: not the same before and
+ * after).  With reset, a dump started over keeps
  * the counters of the attempts before (they were reset): an id may then
  * come more than once, each time with what it counted since.  0, or
  * -errno with the reason in @err.

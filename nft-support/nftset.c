@@ -68,11 +68,25 @@ int nfs_set_request(struct nfs *n, int type, uint16_t flags, int family,
 
 /* --- a table --- */
 
-static int table_exists(struct nfs *n, int family, const char *table)
+/* The handle of the table in an answer to GETTABLE. */
+static int table_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nftnl_table *t = nftnl_table_alloc();
+	uint64_t *handle = data;
+
+	if (!t)
+		return -1;
+	if (nftnl_table_nlmsg_parse(nlh, t) >= 0)
+		*handle = nftnl_table_get_u64(t, NFTNL_TABLE_HANDLE);
+	nftnl_table_free(t);
+	return 0;
+}
+
+static int get_table(struct nfs *n, int family, const char *table,
+		     uint64_t *handle, char *kmsg, size_t kmsglen)
 {
 	struct nftnl_table *t = nftnl_table_alloc();
 	struct nlmsghdr *nlh;
-	char kmsg[256];
 
 	nlh = nfs_request(n, NFT_MSG_GETTABLE, family, NLM_F_ACK);
 	if (!t || !nlh || nftnl_table_set_str(t, NFTNL_TABLE_NAME, table) < 0) {
@@ -82,7 +96,15 @@ static int table_exists(struct nfs *n, int family, const char *table)
 	}
 	nftnl_table_nlmsg_build_payload(nlh, t);
 	nftnl_table_free(t);
-	return nfs_query(n, nlh, NULL, NULL, kmsg, sizeof(kmsg));
+	return nfs_query(n, nlh, table_cb, handle, kmsg, kmsglen);
+}
+
+static int table_exists(struct nfs *n, int family, const char *table)
+{
+	uint64_t handle;
+	char kmsg[256];
+
+	return get_table(n, family, table, &handle, kmsg, sizeof(kmsg));
 }
 
 /* --- a set's type and flags --- */
@@ -207,19 +229,23 @@ int nfs_check_set(struct nfs *n, int family, const char *table,
 	return set_usable(&si, err, errlen);
 }
 
-int nfs_set_handle(struct nfs *n, int family, const char *table,
-		   const char *set, uint64_t *handle, char *err, size_t errlen)
+int nfs_set_handles(struct nfs *n, int family, const char *table,
+		    const char *set, uint64_t *table_handle,
+		    uint64_t *set_handle, char *err, size_t errlen)
 {
 	struct setinfo si = { 0 };
 	char kmsg[256];
 	int ret;
 
-	ret = get_set(n, family, table, set, &si, kmsg, sizeof(kmsg));
+	*table_handle = 0;
+	ret = get_table(n, family, table, table_handle, kmsg, sizeof(kmsg));
+	if (!ret)
+		ret = get_set(n, family, table, set, &si, kmsg, sizeof(kmsg));
 	if (!ret && !si.found)
 		ret = -EPROTO;
 	if (ret)
 		nfs_describe(err, errlen, "looking up the set", -ret, kmsg);
-	*handle = si.handle;
+	*set_handle = si.handle;
 	return ret;
 }
 

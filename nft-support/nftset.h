@@ -63,10 +63,13 @@ unsigned int nfs_portid(const struct nfs *n);
  */
 int nfs_check_set(struct nfs *n, int family, const char *table,
 		  const char *set, bool *counts, char *err, size_t errlen);
-/* The set's handle (made anew by a reload or `nft -f`), into *@handle. */
-int nfs_set_handle(struct nfs *n, int family, const char *table,
-		   const char *set, uint64_t *handle, char *err,
-		   size_t errlen);
+/*
+ * The handles of the set and of its table: new ones when a reload or
+ * `nft -f` made them anew (a table's sets are numbered from 1 again).
+ */
+int nfs_set_handles(struct nfs *n, int family, const char *table,
+		    const char *set, uint64_t *table_handle,
+		    uint64_t *set_handle, char *err, size_t errlen);
 /* Is @e a `counter` expression (of a set, or of an element)? */
 bool nfs_expr_is_counter(struct nftnl_expr *e);
 /* Replace @out with the set's elements. */

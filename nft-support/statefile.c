@@ -115,7 +115,7 @@ static int make_plan(struct plan *p, const struct acct_store *s)
 	for (i = 0; i < p->nsets; i++) {
 		const struct acct *a = s->v[i];
 
-		bytes += 5 + escaped_len(a->name) + 28;	/* set, handle */
+		bytes += 5 + escaped_len(a->name) + 50;	/* set, handle */
 		for (j = 0; j < a->n; j++) {
 			if (strlen(a->p[j].path) >= ACCT_MAX_PATH_LEN)
 				continue;	/* never bound: cannot be */
@@ -159,8 +159,10 @@ static int fill_state(FILE *f, void *ctx)
 		fputs("set ", f);
 		put_escaped(f, p->s->v[i]->name);
 		fputc('\n', f);
-		if (p->s->v[i]->handle)
-			fprintf(f, "handle %" PRIu64 "\n", p->s->v[i]->handle);
+		if (p->s->v[i]->set_handle)
+			fprintf(f, "handle %" PRIu64 " %" PRIu64 "\n",
+				p->s->v[i]->table_handle,
+				p->s->v[i]->set_handle);
 		for (; k < p->n && p->v[k].set == i; k++)
 			put_path(f, &p->s->v[i]->p[p->v[k].idx]);
 	}
@@ -354,16 +356,20 @@ static int parse_boot(struct reader *r, struct acct_store *s, const char *id)
 	return 0;
 }
 
-/* "handle N" after a "set" line: the set's handle at its last reading. */
+/*
+ * "handle TABLE SET" after a "set" line: the handles of the set and of its
+ * table at its last reading.
+ */
 static int parse_handle(struct reader *r, char *p)
 {
-	uint64_t h;
+	uint64_t t, h;
 
 	if (!r->cur)
 		return bad_line(r, "handle without a valid \"set\" line before it");
-	if (take_digits(&p, &h) || *p)
+	if (take_u64(&p, &t) || take_digits(&p, &h) || *p)
 		return bad_line(r, "bad handle");
-	r->cur->handle = h;
+	r->cur->table_handle = t;
+	r->cur->set_handle = h;
 	return 0;
 }
 

@@ -5,11 +5,12 @@
  *   nft-cgroupd-state 3
  *   boot BOOT_ID
  *   set FAMILY:TABLE:SET
- *   handle SET_HANDLE
+ *   handle TABLE_HANDLE SET_HANDLE
  *   p LIVE_ID LAST_ID RESTARTS DONE_PKTS DONE_BYTES LIVE_PKTS LIVE_BYTES ELEM_PKTS ELEM_BYTES BASELINE IDLE_SINCE /PATH
  *
  * replaced atomically.  BOOT_ID is /proc/sys/kernel/random/boot_id when
- * saved, SET_HANDLE the set's nf_tables handle at its last reading, ELEM_*
+ * saved, the handles the nf_tables ones of the set and its table at its
+ * last reading, ELEM_*
  * the element's counter then, BASELINE 1 when the next reading is one
  * (accounting.h).  Versions 1 and 2 have neither boot nor handle lines and
  * 8 numbers per path (the element's counter is the live one); they are

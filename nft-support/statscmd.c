@@ -52,7 +52,7 @@ static void read_live(struct nfs *n, struct acct *a)
 			      sizeof(msg))) {
 		warn("%s: %s; showing the totals last saved", a->name, msg);
 	} else {
-		acct_read_begin(a, l.handle, l.moved);
+		acct_read_begin(a, l.table_handle, l.set_handle, l.moved);
 		for (i = 0; i < l.n; i++)
 			acct_observe(a, l.v[i].id, l.v[i].packets, l.v[i].bytes,
 				     false);

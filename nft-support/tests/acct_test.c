@@ -48,45 +48,47 @@ static void test_restart_sum(void)
 	acct_bind(a, 11, "svc", true);
 	acct_observe(a, 11, 2, 20, false);
 	check("acct: a restart sums old and new id", total_is(a, "svc", 5, 320, 1), NULL);
-	acct_observe(a, 11, 1, 10, false);	/* element made anew: reload */
-	check("acct: a counter going down is a new element, old reading kept",
-	      total_is(a, "svc", 6, 330, 1), NULL);
-	acct_read_begin(a, 7, false);	/* 11 absent from the dump */
+	acct_observe(a, 11, 1, 10, false);	/* made anew by someone else */
+	check("acct: a counter going down is a baseline: it may be restored",
+	      total_is(a, "svc", 5, 320, 1), NULL);
+	acct_read_begin(a, 1, 7, false);	/* 11 absent from the dump */
 	ids = acct_unseen(a, &n);
 	check("acct: a live id absent from a reading is to be confirmed",
 	      n == 1 && ids[0] == 11, NULL);
 	free(ids);
 	acct_observe(a, 11, 4, 40, false);	/* read alone: still there */
 	check("acct: an absent element found when read alone: counted once",
-	      total_is(a, "svc", 9, 360, 1), NULL);
-	acct_read_begin(a, 7, false);
+	      total_is(a, "svc", 8, 350, 1), NULL);
+	acct_read_begin(a, 1, 7, false);
 	acct_gone(a, 11);	/* read alone: ENOENT */
 	acct_observe(a, 11, 20, 200, false);	/* back, not made by us */
 	check("acct: an element back after it was gone is a baseline",
-	      total_is(a, "svc", 9, 360, 1), NULL);
+	      total_is(a, "svc", 8, 350, 1), NULL);
 	acct_observe(a, 11, 21, 210, false);
-	check("acct: ... counted from there", total_is(a, "svc", 10, 370, 1),
+	check("acct: ... counted from there", total_is(a, "svc", 9, 360, 1),
 	      NULL);
 	acct_gone(a, 11);
 	acct_made(a, 11);	/* the daemon made it again: from zero */
 	acct_observe(a, 11, 2, 20, false);
 	check("acct: an element the daemon made again counts from zero",
-	      total_is(a, "svc", 12, 390, 1), NULL);
+	      total_is(a, "svc", 11, 380, 1), NULL);
 	check("acct: a new set handle makes the reading a baseline",
-	      acct_read_begin(a, 8, false), NULL);
+	      acct_read_begin(a, 1, 8, false), NULL);
 	acct_observe(a, 11, 50, 500, false);	/* restored by nft -f */
 	acct_observe(a, 11, 51, 510, false);
 	check("acct: ... a restored counter is not counted",
-	      total_is(a, "svc", 13, 400, 1) && a->handle == 8, NULL);
-	check("acct: the same handle is no baseline, a moved set is",
-	      !acct_read_begin(a, 8, false) && acct_read_begin(a, 8, true),
-	      NULL);
+	      total_is(a, "svc", 12, 390, 1) && a->set_handle == 8, NULL);
+	check("acct: the same handles are no baseline, a moved set is",
+	      !acct_read_begin(a, 1, 8, false) &&
+	      acct_read_begin(a, 1, 8, true), NULL);
+	check("acct: a set of a table made anew is (same set handle)",
+	      acct_read_begin(a, 2, 8, false), NULL);
 	acct_observe(a, 11, 51, 510, false);
 	acct_observe(a, 11, 53, 530, true);	/* a reset: then from zero */
 	acct_observe(a, 11, 1, 10, true);
 	acct_observe(a, 11, 1, 10, true);	/* a dump started over */
 	check("acct: readings that reset add what each counted",
-	      total_is(a, "svc", 17, 440, 1), NULL);
+	      total_is(a, "svc", 16, 430, 1), NULL);
 	acct_observe(a, 99, 7, 7, false);
 	check("acct: unknown ids are ignored", a->n == 1, NULL);
 	acct_free(a);
@@ -104,7 +106,7 @@ static void test_depart_absent(void)
 	acct_bind(a, 52, "here", true);
 	idset_add(&want, 51);
 	idset_add(&want, 52);
-	acct_read_begin(a, 0, false);
+	acct_read_begin(a, 0, 0, false);
 	acct_observe(a, 52, 1, 29, false);
 	check("acct: after a full reading, absent ids not wanted depart",
 	      acct_depart_absent(a, &want) == 1 && !acct_find_id(a, 50) &&
@@ -238,7 +240,7 @@ static void test_roundtrip_v3(void)
 	FILE *f;
 
 	acct_store_boot(&s, "0a1b2c3d-0000-4000-8000-000000000001");
-	acct_read_begin(a, 77, false);
+	acct_read_begin(a, 5, 77, false);
 	acct_bind(a, 60, "reset", true);
 	acct_observe(a, 60, 4, 40, true);	/* reset: the element is at 0 */
 	acct_bind(a, 61, "found", false);	/* a baseline to take */
@@ -249,7 +251,7 @@ static void test_roundtrip_v3(void)
 	a = acct_store_find(&r, "inet:t:s");
 	e = a ? acct_find_path(a, "reset") : NULL;
 	check("state v3: boot id, set handle, element counter, baseline kept",
-	      !ret && !*err && a && a->handle == 77 && e &&
+	      !ret && !*err && a && a->set_handle == 77 && a->table_handle == 5 && e &&
 	      !strcmp(r.boot_id, "0a1b2c3d-0000-4000-8000-000000000001") &&
 	      total_is(a, "reset", 4, 40, 0) && !e->elem.packets &&
 	      acct_find_path(a, "found")->baseline, err);
@@ -260,7 +262,7 @@ static void test_roundtrip_v3(void)
 	      NULL);
 	check("state v3: another boot: live ids depart, totals kept",
 	      acct_store_boot(&r, "0a1b2c3d-0000-4000-8000-000000000002") &&
-	      !acct_find_id(a, 60) && !a->handle &&
+	      !acct_find_id(a, 60) && !a->set_handle &&
 	      total_is(a, "reset", 5, 50, 0), NULL);
 	check("state v3: the same boot changes nothing",
 	      !acct_store_boot(&r, "0a1b2c3d-0000-4000-8000-000000000002"),
@@ -277,13 +279,13 @@ static void test_roundtrip_v3(void)
 	if (a)
 		acct_observe(a, 9, 3, 87, false);
 	check("state: version 2 read, its live count taken as the element's",
-	      !ret && a && !*r.boot_id && !a->handle &&
+	      !ret && a && !*r.boot_id && !a->set_handle &&
 	      total_is(a, "a", 8, 232, 0), err);
 	acct_store_free(&r);
 
 	/* bad version 3 lines: dropped one by one */
 	f = fopen(path, "w");
-	fputs("nft-cgroupd-state 3\nboot ../x\nset inet:t:s\nhandle 1x\n"
+	fputs("nft-cgroupd-state 3\nboot ../x\nset inet:t:s\nhandle 1 1x\n"
 	      "p 9 9 0 5 145 2 58 0 0 2 0 /a\np 9 9 0 5 145 2 58 0 /b\n"
 	      "p 8 8 0 1 29 0 0 0 0 0 0 /c\n", f);
 	fclose(f);
@@ -291,7 +293,7 @@ static void test_roundtrip_v3(void)
 	a = acct_store_find(&r, "inet:t:s");
 	check("state v3: bad boot, handle, flag and short path lines dropped",
 	      !ret && a && a->n == 1 && total_is(a, "c", 1, 29, 0) &&
-	      !*r.boot_id && !a->handle, err);
+	      !*r.boot_id && !a->set_handle, err);
 	acct_store_free(&r);
 }
 
