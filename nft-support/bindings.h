@@ -24,6 +24,8 @@ struct binding {
 	char *spec;	/* the text as given, for messages */
 	char *where;	/* "FILE:LINE" or "command line" */
 	bool level_warned;	/* the rules' levels cannot match this pattern */
+	bool matched;		/* a cgroup matched it since the load */
+	bool unmatched_warned;	/* "matches no cgroup" was logged */
 };
 
 struct target {

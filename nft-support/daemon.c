@@ -145,6 +145,7 @@ static int initial_sync(struct daemon *d, const char *root)
 	reconcile_all(d, true);
 	info("initial sync: %zu cgroups below %s, %zu sets, scan %.1f ms, total %.1f ms",
 	     d->tree.count, root, d->cfg.n, (t1 - t0) * 1e3, (now() - t0) * 1e3);
+	reconcile_warn_unmatched(d);
 	return 0;
 }
 

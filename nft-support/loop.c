@@ -47,6 +47,7 @@ static void reload(struct daemon *d)
 	reconcile_fill(d);
 	reconcile_mark_full(d, false);
 	reconcile_all(d, true);
+	reconcile_warn_unmatched(d);
 	sd_notify("READY=1");
 }
 

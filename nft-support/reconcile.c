@@ -16,14 +16,57 @@
 
 /* --- the wanted content, kept up to date by the tree callbacks --- */
 
-static bool target_matches(const struct target *t, const struct cgnode *n)
+/* A binding that was reported matching nothing matches @n: say so. */
+static void first_match(struct binding *b, const struct cgnode *n)
 {
+	char *rel;
+
+	b->matched = true;
+	if (!b->unmatched_warned)
+		return;
+	rel = cgnode_path(n);
+	info("binding %s (%s) matches a cgroup now: /%s", b->spec, b->where,
+	     rel ? rel : "(out of memory)");
+	free(rel);
+}
+
+/*
+ * Does a binding of @t match @n?  The bindings that never matched are
+ * tried after a match too, to know which match nothing.
+ */
+static bool target_matches(struct target *t, const struct cgnode *n)
+{
+	bool found = false;
 	size_t i;
 
-	for (i = 0; i < t->nb; i++)
-		if (cgnode_match(t->b[i].prog, n))
-			return true;
-	return false;
+	for (i = 0; i < t->nb; i++) {
+		if (found && t->b[i].matched)
+			continue;
+		if (!cgnode_match(t->b[i].prog, n))
+			continue;
+		found = true;
+		if (!t->b[i].matched)
+			first_match(&t->b[i], n);
+	}
+	return found;
+}
+
+void reconcile_warn_unmatched(struct daemon *d)
+{
+	size_t i, j;
+
+	for (i = 0; i < d->cfg.n; i++) {
+		for (j = 0; j < d->cfg.t[i].nb; j++) {
+			struct binding *b = &d->cfg.t[i].b[j];
+
+			if (b->matched || b->unmatched_warned)
+				continue;
+			warn("binding %s (%s): pattern \"%s\" matches no cgroup below %s; the set gets them when they appear (a typo?)",
+			     b->spec, b->where, b->pattern,
+			     d->tree.root_path);
+			b->unmatched_warned = true;
+		}
+	}
 }
 
 static void want_add(struct target *t, const struct cgnode *n)

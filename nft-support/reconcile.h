@@ -17,6 +17,12 @@ extern const struct cgtree_ops reconcile_tree_ops;
 /* Fill the wanted ids of every target from the whole tree. */
 void reconcile_fill(struct daemon *d);
 /*
+ * Once per load (start, SIGHUP): name each binding that matches no cgroup
+ * (a typo, or a service not started yet); when it matches one later, that
+ * is logged too.
+ */
+void reconcile_warn_unmatched(struct daemon *d);
+/*
  * Re-read and reconcile every set at the next sync; @recheck verifies the
  * sets' type (and the rules' levels) again too.
  */
