@@ -67,14 +67,26 @@ struct reading {
 
 /* The set with the elements @ids, or NULL when out of memory. */
 static struct nftnl_set *set_with(const char *table, const char *set,
-				  const uint64_t *ids, size_t nids);
+				  const uint64_t *ids, size_t nids)
+{
+	struct nftnl_set *s = set_named(table, set);
+	struct nftnl_set_elem *e;
+	size_t i;
 
-/*
- * NFT_MSG_GETSETELEM_RESET (Linux 6.5) reads and resets in one step; older
- * kernels do not know the message (EINVAL).  Ask once, as nftset.c does
- * for DESTROYSETELEM: id 0 of a table that does not exist; ENOENT means
- * the message is known.
- */
+	for (i = 0; s && i < nids; i++) {
+		e = nftnl_set_elem_alloc();
+		if (!e || nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, &ids[i],
+					     sizeof(ids[i])) < 0) {
+			if (e)
+				nftnl_set_elem_free(e);
+			nftnl_set_free(s);
+			return NULL;
+		}
+		nftnl_set_elem_add(s, e);
+	}
+	return s;
+}
+
 static int ignore_elem(struct nftnl_set_elem *e, void *data)
 {
 	(void)e;
@@ -82,6 +94,12 @@ static int ignore_elem(struct nftnl_set_elem *e, void *data)
 	return 0;
 }
 
+/*
+ * NFT_MSG_GETSETELEM_RESET (Linux 6.5) reads and resets in one step; older
+ * kernels do not know the message (EINVAL).  Ask once, as nftset.c does
+ * for DESTROYSETELEM: id 0 of a table that does not exist; ENOENT means
+ * the message is known.
+ */
 static bool can_reset(struct nfs *n)
 {
 	static const uint64_t zero;
@@ -158,28 +176,6 @@ int nfs_read_counters(struct nfs *n, int family, const char *table,
 				      &out->set_handle, err, errlen);
 	out->moved = tb != out->table_handle || sb != out->set_handle;
 	return ret;
-}
-
-/* The set with the elements @ids, or NULL when out of memory. */
-static struct nftnl_set *set_with(const char *table, const char *set,
-				  const uint64_t *ids, size_t nids)
-{
-	struct nftnl_set *s = set_named(table, set);
-	struct nftnl_set_elem *e;
-	size_t i;
-
-	for (i = 0; s && i < nids; i++) {
-		e = nftnl_set_elem_alloc();
-		if (!e || nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, &ids[i],
-					     sizeof(ids[i])) < 0) {
-			if (e)
-				nftnl_set_elem_free(e);
-			nftnl_set_free(s);
-			return NULL;
-		}
-		nftnl_set_elem_add(s, e);
-	}
-	return s;
 }
 
 /* One GETSETELEM for @nids elements: one answer each, then the ACK. */
