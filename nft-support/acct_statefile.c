@@ -13,7 +13,9 @@
 #include "acct_statefile.h"
 
 #define STATE_MAGIC_V1	"nft-cgroupd-state 1"	/* names raw */
-#define STATE_MAGIC	"nft-cgroupd-state 2"	/* names escaped */
+#define STATE_MAGIC_V2	"nft-cgroupd-state 2"	/* names escaped */
+#define STATE_MAGIC	"nft-cgroupd-state 3"	/* boot, handles, elements */
+#define BOOT_ID_FILE	"/proc/sys/kernel/random/boot_id"
 /* Bad lines reported one by one; past this, counted. */
 #define STATE_MAX_WARN	10
 
@@ -62,15 +64,20 @@ struct plan {
 	size_t left_out;
 };
 
-static const char *path_fmt = "p %" PRIu64 " %" PRIu64 " %" PRIu64 " %"
-	PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %lld /";
+/* The numbers of a "p" line, then " /" (the path follows). */
+static int put_numbers(char *buf, size_t size, const struct acct_path *e)
+{
+	return snprintf(buf, size, "p %" PRIu64 " %" PRIu64 " %" PRIu64 " %"
+			PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+			" %" PRIu64 " %d %lld /", e->live_id, e->last_id,
+			e->restarts, e->done.packets, e->done.bytes,
+			e->live.packets, e->live.bytes, e->elem.packets,
+			e->elem.bytes, e->baseline, (long long)e->idle_since);
+}
 
 static size_t line_len(const struct acct_path *e)
 {
-	return snprintf(NULL, 0, path_fmt, e->live_id, e->last_id,
-			e->restarts, e->done.packets, e->done.bytes,
-			e->live.packets, e->live.bytes,
-			(long long)e->idle_since) + escaped_len(e->path) + 1;
+	return put_numbers(NULL, 0, e) + escaped_len(e->path) + 1;
 }
 
 /* Live paths first, then the idle ones, the most recent first. */
@@ -94,7 +101,8 @@ static int by_place(const void *a, const void *b)
 
 static int make_plan(struct plan *p, const struct acct_store *s)
 {
-	size_t i, j, all = 0, bytes = sizeof(STATE_MAGIC), keep;
+	size_t i, j, all = 0, keep;
+	size_t bytes = sizeof(STATE_MAGIC) + 6 + strlen(s->boot_id);
 
 	p->s = s;
 	p->nsets = s->n < STATE_MAX_SETS ? s->n : STATE_MAX_SETS;
@@ -107,7 +115,7 @@ static int make_plan(struct plan *p, const struct acct_store *s)
 	for (i = 0; i < p->nsets; i++) {
 		const struct acct *a = s->v[i];
 
-		bytes += 5 + escaped_len(a->name);
+		bytes += 5 + escaped_len(a->name) + 50;	/* set, handle */
 		for (j = 0; j < a->n; j++) {
 			if (strlen(a->p[j].path) >= ACCT_MAX_PATH_LEN)
 				continue;	/* never bound: cannot be */
@@ -131,9 +139,10 @@ static int make_plan(struct plan *p, const struct acct_store *s)
 
 static void put_path(FILE *f, const struct acct_path *e)
 {
-	fprintf(f, path_fmt, e->live_id, e->last_id, e->restarts,
-		e->done.packets, e->done.bytes, e->live.packets, e->live.bytes,
-		(long long)e->idle_since);
+	char num[12 * 21 + 8];
+
+	put_numbers(num, sizeof(num), e);
+	fputs(num, f);
 	put_escaped(f, e->path);
 	fputc('\n', f);
 }
@@ -144,10 +153,16 @@ static int fill_state(FILE *f, void *ctx)
 	size_t i, k = 0;
 
 	fprintf(f, "%s\n", STATE_MAGIC);
+	if (*p->s->boot_id)
+		fprintf(f, "boot %s\n", p->s->boot_id);
 	for (i = 0; i < p->nsets; i++) {
 		fputs("set ", f);
 		put_escaped(f, p->s->v[i]->name);
 		fputc('\n', f);
+		if (p->s->v[i]->set_handle)
+			fprintf(f, "handle %" PRIu64 " %" PRIu64 "\n",
+				p->s->v[i]->table_handle,
+				p->s->v[i]->set_handle);
 		for (; k < p->n && p->v[k].set == i; k++)
 			put_path(f, &p->s->v[i]->p[p->v[k].idx]);
 	}
@@ -174,7 +189,7 @@ struct reader {
 	unsigned long line;
 	char *err;
 	size_t errlen;
-	bool escaped;		/* version 2 */
+	int version;		/* 1, 2 or 3 */
 	struct acct *cur;	/* the set the "p" lines belong to */
 	size_t paths;		/* read so far, in every set */
 	unsigned long dropped;
@@ -199,8 +214,8 @@ static int bad_line(struct reader *r, const char *why)
 	return 0;
 }
 
-/* A decimal number without sign, of at most 20 digits, then one space. */
-static int take_u64(char **s, uint64_t *out)
+/* A decimal number without sign, of at most 20 digits; -1 when none. */
+static int take_digits(char **s, uint64_t *out)
 {
 	char *p = *s;
 	uint64_t v = 0;
@@ -213,10 +228,21 @@ static int take_u64(char **s, uint64_t *out)
 			return -1;
 		v = v * 10 + d;
 	}
-	if (!digits || *p != ' ')
+	if (!digits)
+		return -1;
+	*s = p;
+	*out = v;
+	return 0;
+}
+
+/* A number, then one space. */
+static int take_u64(char **s, uint64_t *out)
+{
+	char *p = *s;
+
+	if (take_digits(&p, out) || *p != ' ')
 		return -1;
 	*s = p + 1;
-	*out = v;
 	return 0;
 }
 
@@ -230,7 +256,7 @@ static int hexval(char c)
 }
 
 /*
- * A name as written: escaped (version 2) without raw control bytes, or raw
+ * A name as written: escaped (version 2 on) without raw control bytes, or raw
  * (version 1); decoded in place.  false when malformed.
  */
 static bool take_name(const struct reader *r, char *s)
@@ -238,7 +264,7 @@ static bool take_name(const struct reader *r, char *s)
 	char *o = s;
 	int hi, lo;
 
-	if (!r->escaped)
+	if (r->version < 2)
 		return true;
 	for (; *s; s++) {
 		if ((unsigned char)*s < 0x20 || *s == 0x7f)
@@ -272,29 +298,45 @@ static int parse_set(struct reader *r, struct acct_store *s, char *name)
 	return r->cur ? 0 : -ENOMEM;
 }
 
+/* The numbers of a "p" line into @e: 8 before version 3, then 11. */
+static int take_numbers(const struct reader *r, char **p, struct acct_path *e)
+{
+	uint64_t v[11];
+	size_t i, n = r->version < 3 ? 8 : 11;
+
+	for (i = 0; i < n; i++)
+		if (take_u64(p, &v[i]))
+			return -1;
+	e->live_id = v[0];
+	e->last_id = v[1];
+	e->restarts = v[2];
+	e->done = (struct acct_ctr){ v[3], v[4] };
+	e->live = (struct acct_ctr){ v[5], v[6] };
+	/* before version 3 the live count was the element's counter */
+	e->elem = n == 8 ? e->live : (struct acct_ctr){ v[7], v[8] };
+	e->baseline = n == 11 && v[9];
+	if (v[n - 1] > INT64_MAX || (n == 11 && v[9] > 1))
+		return -2;
+	e->idle_since = (int64_t)v[n - 1];
+	return e->live_id && e->live_id != e->last_id ? -2 : 0;
+}
+
 static int parse_path(struct reader *r, char *p)
 {
-	uint64_t v[8];
 	struct acct_path e = { 0 };
-	size_t i;
 	int ret;
 
 	if (!r->cur)
 		return bad_line(r, "path without a valid \"set\" line before it");
-	for (i = 0; i < 8; i++)
-		if (take_u64(&p, &v[i]))
-			return bad_line(r, "expected 8 numbers, then the path");
+	ret = take_numbers(r, &p, &e);
+	if (ret == -1)
+		return bad_line(r, r->version < 3 ? "expected 8 numbers, then the path" :
+				"expected 11 numbers, then the path");
 	if (*p != '/' || !take_name(r, p) || strlen(p) > ACCT_MAX_PATH_LEN)
 		return bad_line(r, "bad path (must start with /, escaped, not too long)");
-	if (v[7] > INT64_MAX || (v[0] && v[0] != v[1]))
+	if (ret)
 		return bad_line(r, "inconsistent numbers");
 	e.path = p + 1;
-	e.live_id = v[0];
-	e.last_id = v[1];
-	e.restarts = v[2];
-	e.done = (struct acct_ctr){ v[3], v[4] };
-	e.live = (struct acct_ctr){ v[5], v[6] };
-	e.idle_since = (int64_t)v[7];
 	if (r->cur->n >= ACCT_MAX_PATHS || r->paths >= STATE_MAX_PATHS)
 		return bad_line(r, "too many paths");
 	ret = acct_restore(r->cur, &e);
@@ -304,17 +346,50 @@ static int parse_path(struct reader *r, char *p)
 	return ret;
 }
 
+/* "boot BOOT_ID": a UUID as the kernel writes it. */
+static int parse_boot(struct reader *r, struct acct_store *s, const char *id)
+{
+	if (strlen(id) >= sizeof(s->boot_id) || !*id ||
+	    strspn(id, "0123456789abcdef-") != strlen(id))
+		return bad_line(r, "bad boot id");
+	snprintf(s->boot_id, sizeof(s->boot_id), "%s", id);
+	return 0;
+}
+
+/*
+ * "handle TABLE SET" after a "set" line: the handles of the set and of its
+ * table at its last reading.
+ */
+static int parse_handle(struct reader *r, char *p)
+{
+	uint64_t t, h;
+
+	if (!r->cur)
+		return bad_line(r, "handle without a valid \"set\" line before it");
+	if (take_u64(&p, &t) || take_digits(&p, &h) || *p)
+		return bad_line(r, "bad handle");
+	r->cur->table_handle = t;
+	r->cur->set_handle = h;
+	return 0;
+}
+
 static int parse_line(struct reader *r, struct acct_store *s, char *l)
 {
 	if (r->line == 1) {
-		r->escaped = !strcmp(l, STATE_MAGIC);
-		return r->escaped || !strcmp(l, STATE_MAGIC_V1) ? 0 :
-		       fault(r, "not an nft-cgroupd state file (version 1 or 2)");
+		r->version = !strcmp(l, STATE_MAGIC) ? 3 :
+			     !strcmp(l, STATE_MAGIC_V2) ? 2 :
+			     !strcmp(l, STATE_MAGIC_V1) ? 1 : 0;
+		return r->version ? 0 :
+		       fault(r, "not an nft-cgroupd state file (version 1, 2 or 3)");
 	}
 	if (!strncmp(l, "set ", 4))
 		return parse_set(r, s, l + 4);
 	if (!strncmp(l, "p ", 2))
 		return parse_path(r, l + 2);
+	if (r->version >= 3 && r->line == 2 && !strncmp(l, "boot ", 5))
+		return parse_boot(r, s, l + 5);
+	if (r->version >= 3 && !strncmp(l, "handle ", 7))
+		return parse_handle(r, l + 7);
 	return bad_line(r, "unknown line");
 }
 
@@ -414,4 +489,17 @@ int state_load(const char *path, struct acct_store *s, char *err,
 	if (ret)
 		acct_store_free(s);
 	return ret;
+}
+
+void state_boot_id(char *buf, size_t len)
+{
+	FILE *f = fopen(BOOT_ID_FILE, "re");
+
+	*buf = '\0';
+	if (!f)
+		return;
+	if (!fgets(buf, len, f))
+		*buf = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
 }

@@ -2,13 +2,21 @@
 /*
  * The accounting totals across daemon restarts: one text file,
  *
- *   nft-cgroupd-state 2
+ *   nft-cgroupd-state 3
+ *   boot BOOT_ID
  *   set FAMILY:TABLE:SET
- *   p LIVE_ID LAST_ID RESTARTS DONE_PKTS DONE_BYTES LIVE_PKTS LIVE_BYTES IDLE_SINCE /PATH
+ *   handle TABLE_HANDLE SET_HANDLE
+ *   p LIVE_ID LAST_ID RESTARTS DONE_PKTS DONE_BYTES LIVE_PKTS LIVE_BYTES ELEM_PKTS ELEM_BYTES BASELINE IDLE_SINCE /PATH
  *
- * replaced atomically.  Names are any bytes but NUL (and '/' in a path
- * component): in the file a backslash is "\\" and a byte below 0x20 or 0x7f
- * is "\xHH" (version 1 wrote them raw, and is still read).  The file is read
+ * replaced atomically.  BOOT_ID is /proc/sys/kernel/random/boot_id when
+ * saved, the handles the nf_tables ones of the set and its table at its
+ * last reading, ELEM_*
+ * the element's counter then, BASELINE 1 when the next reading is one
+ * (accounting.h).  Versions 1 and 2 have neither boot nor handle lines and
+ * 8 numbers per path (the element's counter is the live one); they are
+ * still read.  Names are any bytes but NUL (and '/' in a path component):
+ * in the file a backslash is "\\" and a byte below 0x20 or 0x7f is "\xHH"
+ * (version 1 wrote them raw).  The file is read
  * as hostile input: a bad line is dropped, reported as FILE:LINE: reason,
  * and the rest is kept; only a file that is not a state file is refused.
  *
@@ -26,8 +34,8 @@
 #define STATE_MAX_SETS		4096
 #define STATE_MAX_PATHS		(4 * ACCT_MAX_PATHS)	/* all sets together */
 #define STATE_MAX_SET_NAME	(3 * 256)	/* "FAMILY:TABLE:SET" */
-/* "p", 8 numbers of 20 digits, each escaped byte of a path as 4 */
-#define STATE_MAX_LINE		(2 + 8 * 21 + 1 + 4 * ACCT_MAX_PATH_LEN)
+/* "p", 11 numbers of 20 digits, each escaped byte of a path as 4 */
+#define STATE_MAX_LINE		(2 + 11 * 21 + 1 + 4 * ACCT_MAX_PATH_LEN)
 
 /*
  * Write every set of @s to @path, within the limits above: past them, the
@@ -42,5 +50,7 @@ int state_save(const char *path, const struct acct_store *s);
  */
 int state_load(const char *path, struct acct_store *s, char *err,
 	       size_t errlen);
+/* This boot's id into @buf (37 bytes at least); "" when it cannot be read. */
+void state_boot_id(char *buf, size_t len);
 
 #endif

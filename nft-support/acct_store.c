@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -260,7 +261,7 @@ static void unmap_id(struct acct *a, struct acct_path *e)
 	e->live_id = 0;
 }
 
-/* The live reading becomes history; the element is gone or made anew. */
+/* What the live id counted becomes history. */
 static void fold(struct acct *a, struct acct_path *e)
 {
 	ctr_add(&e->done, &e->live);
@@ -268,7 +269,7 @@ static void fold(struct acct *a, struct acct_path *e)
 	a->changed = true;
 }
 
-int acct_bind(struct acct *a, uint64_t id, const char *path)
+int acct_bind(struct acct *a, uint64_t id, const char *path, bool made)
 {
 	struct acct_path *e = acct_find_path(a, path), *other;
 
@@ -294,10 +295,21 @@ int acct_bind(struct acct *a, uint64_t id, const char *path)
 		e->restarts++;
 	e->last_id = id;
 	e->live_id = id;
+	e->elem = (struct acct_ctr){ 0 };
+	e->baseline = !made;
 	e->idle_since = 0;
 	*id_slot(a, id) = e - a->p + 1;
 	a->changed = true;
 	return 0;
+}
+
+void acct_made(struct acct *a, uint64_t id)
+{
+	struct acct_path *e = acct_find_id(a, id);
+
+	/* only an element known gone: one still there keeps its counter */
+	if (e && e->baseline && !e->elem.packets && !e->elem.bytes)
+		e->baseline = false;
 }
 
 void acct_depart(struct acct *a, uint64_t id)
@@ -308,42 +320,101 @@ void acct_depart(struct acct *a, uint64_t id)
 		return;
 	fold(a, e);
 	unmap_id(a, e);
+	e->elem = (struct acct_ctr){ 0 };
+	e->baseline = false;
 	e->idle_since = time(NULL);
 	idle_link(a, e - a->p);
 }
 
-void acct_read_begin(struct acct *a)
+void acct_new_boot(struct acct *a)
 {
 	size_t i;
 
 	for (i = 0; i < a->n; i++)
+		if (a->p[i].live_id)
+			acct_depart(a, a->p[i].live_id);
+	a->table_handle = a->set_handle = 0;
+	a->changed = true;
+}
+
+bool acct_read_begin(struct acct *a, uint64_t table_handle,
+		     uint64_t set_handle, bool moved)
+{
+	bool known = a->set_handle && set_handle;
+	bool other = table_handle != a->table_handle ||
+		     set_handle != a->set_handle;
+	bool anew = moved || (known && other);
+	size_t i;
+
+	for (i = 0; i < a->n; i++) {
 		a->p[i].seen = false;
+		if (anew && a->p[i].live_id)
+			a->p[i].baseline = true;
+	}
+	if (set_handle && other) {
+		a->table_handle = table_handle;
+		a->set_handle = set_handle;
+		a->changed = true;
+	}
+	return anew;
+}
+
+static bool ctr_below(const struct acct_ctr *x, const struct acct_ctr *y)
+{
+	return x->packets < y->packets || x->bytes < y->bytes;
 }
 
 void acct_observe(struct acct *a, uint64_t id, uint64_t packets,
-		  uint64_t bytes)
+		  uint64_t bytes, bool reset)
+{
+	struct acct_path *e = acct_find_id(a, id);
+	struct acct_ctr c = { packets, bytes }, d = c;
+
+	if (!e)
+		return;
+	e->seen = true;
+	if (e->baseline || ctr_below(&c, &e->elem)) {
+		/* below: made anew by someone else, maybe restored from a dump */
+		e->baseline = false;
+		a->changed = true;
+		d = (struct acct_ctr){ 0 };
+	} else {
+		d.packets -= e->elem.packets;
+		d.bytes -= e->elem.bytes;
+	}
+	if (d.packets || d.bytes)
+		a->changed = true;
+	ctr_add(&e->live, &d);
+	e->elem = reset ? (struct acct_ctr){ 0 } : c;
+}
+
+uint64_t *acct_unseen(const struct acct *a, size_t *n)
+{
+	uint64_t *v = NULL;
+	size_t i, k = 0;
+
+	for (i = 0; i < a->n; i++) {
+		if (!a->p[i].live_id || a->p[i].seen)
+			continue;
+		if (!v)
+			v = malloc((a->n - i) * sizeof(*v));
+		if (!v)
+			break;
+		v[k++] = a->p[i].live_id;
+	}
+	*n = k;
+	return v;
+}
+
+void acct_gone(struct acct *a, uint64_t id)
 {
 	struct acct_path *e = acct_find_id(a, id);
 
 	if (!e)
 		return;
-	e->seen = true;
-	if (packets < e->live.packets || bytes < e->live.bytes)
-		fold(a, e);
-	if (packets != e->live.packets || bytes != e->live.bytes)
-		a->changed = true;
-	e->live.packets = packets;
-	e->live.bytes = bytes;
-}
-
-void acct_read_end(struct acct *a)
-{
-	size_t i;
-
-	for (i = 0; i < a->n; i++)
-		if (a->p[i].live_id && !a->p[i].seen &&
-		    (a->p[i].live.packets || a->p[i].live.bytes))
-			fold(a, &a->p[i]);
+	fold(a, e);
+	e->elem = (struct acct_ctr){ 0 };
+	e->baseline = true;
 }
 
 size_t acct_depart_absent(struct acct *a, const struct idset *want)
@@ -377,6 +448,8 @@ int acct_restore(struct acct *a, const struct acct_path *saved)
 	e->restarts = saved->restarts;
 	e->done = saved->done;
 	e->live = saved->live;
+	e->elem = saved->elem;
+	e->baseline = saved->baseline;
 	e->idle_since = saved->idle_since;
 	if (e->live_id) {
 		idle_unlink(a, e - a->p);
@@ -466,7 +539,7 @@ void acct_drop_pending(struct acct *a)
 }
 
 void acct_bind_added(struct acct *a, const struct idset *have,
-		     const struct idset *want)
+		     const struct idset *want, const struct idset *made)
 {
 	size_t i, k = 0;
 
@@ -474,7 +547,8 @@ void acct_bind_added(struct acct *a, const struct idset *have,
 		struct acct_pending *p = &a->pend[i];
 
 		if (idset_has(have, p->id)) {
-			int ret = acct_bind(a, p->id, p->path);
+			int ret = acct_bind(a, p->id, p->path,
+					    idset_has(made, p->id));
 
 			if (ret)
 				warn("%s: %s: /%s is not counted", a->name,
@@ -515,6 +589,17 @@ struct acct *acct_store_get(struct acct_store *s, const char *name)
 	return a;
 }
 
+bool acct_store_boot(struct acct_store *s, const char *boot_id)
+{
+	bool other = *s->boot_id && strcmp(s->boot_id, boot_id);
+	size_t i;
+
+	for (i = 0; other && i < s->n; i++)
+		acct_new_boot(s->v[i]);
+	snprintf(s->boot_id, sizeof(s->boot_id), "%s", boot_id);
+	return other;
+}
+
 void acct_store_free(struct acct_store *s)
 {
 	size_t i;
@@ -522,6 +607,5 @@ void acct_store_free(struct acct_store *s)
 	for (i = 0; i < s->n; i++)
 		acct_free(s->v[i]);
 	free(s->v);
-	s->v = NULL;
-	s->n = 0;
+	*s = (struct acct_store){ 0 };
 }

@@ -113,7 +113,7 @@ int list_set(const char *spec, const char *root)
 		err("netlink: %s", strerror(-ret));
 		return 1;
 	}
-	if (nfs_read_counters(&nfs, family, table, set, &ids, &ctr, msg,
+	if (nfs_read_counters(&nfs, family, table, set, false, &ids, &ctr, msg,
 			      sizeof(msg))) {
 		err("%s: %s", spec, msg);
 		ret = 1;

@@ -49,14 +49,14 @@ static void read_live(struct nfs *n, struct acct *a)
 	if (target_parse(a->name, strlen(a->name), &family, table, set, msg,
 			 sizeof(msg)))
 		return;
-	if (nfs_read_counters(n, family, table, set, &ids, &l, msg,
+	if (nfs_read_counters(n, family, table, set, false, &ids, &l, msg,
 			      sizeof(msg))) {
 		warn("%s: %s; showing the totals last saved", a->name, msg);
 	} else {
-		acct_read_begin(a);
+		acct_read_begin(a, l.table_handle, l.set_handle, l.moved);
 		for (i = 0; i < l.n; i++)
-			acct_observe(a, l.v[i].id, l.v[i].packets, l.v[i].bytes);
-		acct_read_end(a);
+			acct_observe(a, l.v[i].id, l.v[i].packets, l.v[i].bytes,
+				     false);
 	}
 	counter_list_free(&l);
 	idset_free(&ids);
@@ -80,7 +80,7 @@ static int load(const struct options *o, struct acct_store *s)
 int stats_command(const struct options *o)
 {
 	struct acct_store s = { 0 };
-	char only[3 * NFTCG_NAME_MAX];
+	char only[3 * NFTCG_NAME_MAX], boot[40];
 	struct nfs nfs;
 	size_t i;
 	int ret;
@@ -89,6 +89,8 @@ int stats_command(const struct options *o)
 		return 2;
 	if (load(o, &s))
 		return 1;
+	state_boot_id(boot, sizeof(boot));
+	acct_store_boot(&s, boot);
 	if (*only && !acct_store_find(&s, only)) {
 		err("--stats: no accounting for %s", only);
 		acct_store_free(&s);

@@ -37,14 +37,20 @@ static void load_state(struct acctd *ad)
 void acctd_init(struct acctd *ad, const char *state_dir,
 		const char *metrics_path, double interval, double tnow)
 {
+	char boot[40];
+
 	ad->metrics_path = metrics_path;
 	ad->interval = interval;
 	ad->tick_at = tnow + interval;
-	if (!state_dir)
-		return;
-	snprintf(ad->state_path, sizeof(ad->state_path), "%s/%s", state_dir,
-		 STATE_FILE_NAME);
-	load_state(ad);
+	state_boot_id(boot, sizeof(boot));
+	if (state_dir) {
+		snprintf(ad->state_path, sizeof(ad->state_path), "%s/%s",
+			 state_dir, STATE_FILE_NAME);
+		load_state(ad);
+	}
+	if (acct_store_boot(&ad->store, boot))
+		info("accounting state %s: saved in another boot: its ids departed, totals kept",
+		     ad->state_path);
 }
 
 /* A target's totals outlive it in the store: a reload finds them again. */
@@ -81,22 +87,64 @@ static void acctd_checked(void *ctx, struct target *t, bool counts)
 	t->acct->counting = counts;
 }
 
+/* Observe every counter of @l. */
+static void observe_all(struct acct *a, const struct counter_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		acct_observe(a, l->v[i].id, l->v[i].packets, l->v[i].bytes,
+			     l->reset);
+}
+
+/*
+ * A live id missing from a full reading: read its element alone before
+ * taking it for gone, so that an element still there is never counted
+ * twice.
+ */
+static void confirm_unseen(struct nfs *n, struct target *t)
+{
+	struct counter_list l = { 0 };
+	uint64_t *ids;
+	char err[512];
+	size_t nids, i;
+	int ret;
+
+	ids = acct_unseen(t->acct, &nids);
+	for (i = 0; i < nids; i++) {
+		ret = nfs_read_elem_counters(n, t->conf->family,
+					     t->conf->table, t->conf->set, true,
+					     &ids[i], 1, &l, err, sizeof(err));
+		observe_all(t->acct, &l);
+		if (ret == -ENOENT) {
+			acct_gone(t->acct, ids[i]);
+			dbg("%s: id %llu is gone from the set (read alone)",
+			    t->conf->name, (unsigned long long)ids[i]);
+		} else if (ret) {
+			dbg("%s: %s", t->conf->name, err);
+		}
+	}
+	counter_list_free(&l);
+	free(ids);
+}
+
 /* Read the set with its counters and take them in. */
 static int read_counted(struct nfs *n, struct target *t, struct idset *ids,
 			char *err, size_t errlen)
 {
 	struct counter_list l = { 0 };
-	size_t i;
 	int ret;
 
 	ret = nfs_read_counters(n, t->conf->family, t->conf->table,
-				t->conf->set, ids, &l, err, errlen);
+				t->conf->set, true, ids, &l, err, errlen);
 	if (!ret) {
-		acct_read_begin(t->acct);
-		for (i = 0; i < l.n; i++)
-			acct_observe(t->acct, l.v[i].id, l.v[i].packets,
-				     l.v[i].bytes);
-		acct_read_end(t->acct);
+		if (acct_read_begin(t->acct, l.table_handle, l.set_handle,
+				    l.moved))
+			info("%s: the set was made anew (handles %llu %llu): this reading is a baseline, not counted",
+			     t->conf->name, (unsigned long long)l.table_handle,
+			     (unsigned long long)l.set_handle);
+		observe_all(t->acct, &l);
+		confirm_unseen(n, t);
 		if (acct_depart_absent(t->acct, &t->want))
 			dbg("%s: ids gone from the set and not wanted: departed",
 			    t->conf->name);
@@ -152,7 +200,8 @@ static void acctd_before_delete(void *ctx, struct nfs *n, struct target *t,
 	struct idset scratch = { 0 };
 	uint64_t *ids;
 	char err[512];
-	size_t nids, i;
+	size_t nids;
+	int ret;
 
 	(void)ctx;
 	if (!counted(t))
@@ -160,34 +209,49 @@ static void acctd_before_delete(void *ctx, struct nfs *n, struct target *t,
 	ids = counted_ids(t->acct, del, ndel, &nids);
 	if (!ids)
 		return;	/* none of them is counted */
-	if (!nfs_read_elem_counters(n, t->conf->family, t->conf->table,
-				    t->conf->set, ids, nids, &l, err,
-				    sizeof(err))) {
-		for (i = 0; i < l.n; i++)
-			acct_observe(t->acct, l.v[i].id, l.v[i].packets,
-				     l.v[i].bytes);
-	} else if (read_counted(n, t, &scratch, err, sizeof(err))) {
+	ret = nfs_read_elem_counters(n, t->conf->family, t->conf->table,
+				     t->conf->set, true, ids, nids, &l, err,
+				     sizeof(err));
+	observe_all(t->acct, &l);	/* also those read before a failure */
+	if (ret && read_counted(n, t, &scratch, err, sizeof(err)))
 		dbg("%s: %s; the last reading counts", t->conf->name, err);
-	}
 	counter_list_free(&l);
 	idset_free(&scratch);
 	free(ids);
 }
 
-static void acctd_committed(void *ctx, struct target *t, const uint64_t *del,
-			    size_t ndel, double tnow)
+/* The ids the commit made: they count from zero. */
+static void made(struct acct *a, const uint64_t *add, size_t nadd,
+		 struct idset *out)
+{
+	size_t i;
+
+	for (i = 0; i < nadd; i++) {
+		if (idset_add(out, add[i]) < 0)
+			break;	/* out of memory: the rest are baselines */
+		acct_made(a, add[i]);
+	}
+}
+
+static void acctd_committed(void *ctx, struct target *t, const uint64_t *add,
+			    size_t nadd, const uint64_t *del, size_t ndel,
+			    double tnow)
 {
 	struct acctd *ad = ctx;
+	struct idset fresh = { 0 };
 	size_t i;
 
 	if (!t->acct)
 		return;
 	for (i = 0; i < ndel; i++)
 		acct_depart(t->acct, del[i]);
-	if (counted(t))
-		acct_bind_added(t->acct, &t->have, &t->want);
-	else
+	if (counted(t)) {
+		made(t->acct, add, nadd, &fresh);
+		acct_bind_added(t->acct, &t->have, &t->want, &fresh);
+	} else {
 		acct_drop_pending(t->acct);
+	}
+	idset_free(&fresh);
 	if (t->acct->changed && !ad->save_at)
 		ad->save_at = tnow + SAVE_DELAY;
 }

@@ -154,6 +154,7 @@ int binding_add(struct config *cfg, const char *text, const char *where,
 		goto nomem;
 	t->b = b;
 	b = &t->b[t->nb];
+	*b = (struct binding){ 0 };
 	b->pattern = strdup(pat);
 	b->prog = cg2_prog_new(pat);
 	b->spec = strdup(text);

@@ -46,6 +46,7 @@ static void reload(struct daemon *d)
 	sync_fill(&d->sync, &d->tree);
 	sync_mark_full(&d->sync, true);
 	sync_all(&d->sync, true);
+	sync_warn_unmatched(&d->sync, d->tree.root_path);
 	sd_notify("READY=1");
 }
 

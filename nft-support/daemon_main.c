@@ -136,6 +136,7 @@ static int initial_sync(struct daemon *d, const char *root)
 	info("initial sync: %zu cgroups below %s, %zu sets, scan %.1f ms, total %.1f ms",
 	     d->tree.count, root, d->sync.n, (t1 - t0) * 1e3,
 	     (now() - t0) * 1e3);
+	sync_warn_unmatched(&d->sync, root);
 	return 0;
 }
 

@@ -17,14 +17,62 @@
 
 /* --- the wanted content, kept up to date by the tree callbacks --- */
 
-static bool target_matches(const struct target *t, const struct cgnode *n)
+/* A binding that was reported matching nothing matches @n: say so. */
+static void first_match(const struct binding *b, struct binding_state *bs,
+			const struct cgnode *n)
 {
+	char *rel;
+
+	bs->matched = true;
+	if (!bs->unmatched_warned)
+		return;
+	rel = cgnode_path(n);
+	info("binding %s (%s) matches a cgroup now: /%s", b->spec, b->where,
+	     rel ? rel : "(out of memory)");
+	free(rel);
+}
+
+/*
+ * Does a binding of @t match @n?  The bindings that never matched are
+ * tried after a match too, to know which match nothing.
+ */
+static bool target_matches(struct target *t, const struct cgnode *n)
+{
+	bool found = false;
 	size_t i;
 
-	for (i = 0; i < t->conf->nb; i++)
-		if (cgnode_match(t->conf->b[i].prog, n))
-			return true;
-	return false;
+	for (i = 0; i < t->conf->nb; i++) {
+		struct binding_state *bs = &t->bs[i];
+
+		if (found && bs->matched)
+			continue;
+		if (!cgnode_match(t->conf->b[i].prog, n))
+			continue;
+		found = true;
+		if (!bs->matched)
+			first_match(&t->conf->b[i], bs, n);
+	}
+	return found;
+}
+
+void sync_warn_unmatched(struct sync_ctx *s, const char *root)
+{
+	size_t i, j;
+
+	for (i = 0; i < s->n; i++) {
+		const struct target_conf *c = s->t[i].conf;
+
+		for (j = 0; j < c->nb; j++) {
+			struct binding_state *bs = &s->t[i].bs[j];
+			const struct binding *b = &c->b[j];
+
+			if (bs->matched || bs->unmatched_warned)
+				continue;
+			warn("binding %s (%s): pattern \"%s\" matches no cgroup below %s; the set gets them when they appear (a typo?)",
+			     b->spec, b->where, b->pattern, root);
+			bs->unmatched_warned = true;
+		}
+	}
 }
 
 static void want_add(struct sync_ctx *s, struct target *t,
@@ -120,6 +168,20 @@ static int target_init(struct sync_ctx *s, struct target *t,
 	return 0;
 }
 
+/*
+ * A kept target forgets which of its bindings matched: "matches no cgroup"
+ * is said once per load (sync_warn_unmatched()), as for a new target.
+ */
+static void forget_matches(struct target *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->conf->nb; i++) {
+		t->bs[i].matched = false;
+		t->bs[i].unmatched_warned = false;
+	}
+}
+
 /* The current target that @c leaves unchanged, or NULL. */
 static struct target *unchanged(struct sync_ctx *s,
 				const struct target_conf *c)
@@ -162,6 +224,7 @@ int sync_adopt(struct sync_ctx *s, const struct config *cfg)
 		nt[i] = *old;
 		nt[i].conf = &cfg->t[i];
 		old->conf = NULL;
+		forget_matches(&nt[i]);
 	}
 	sync_free(s);
 	s->t = nt;
@@ -470,7 +533,8 @@ static void target_partial(struct sync_ctx *s, struct target *t,
 			break;	/* t->full is set: re-read anyway */
 	for (i = 0; i < done->ndel; i++)
 		idset_del(&t->have, del->v[i]);
-	s->hooks->committed(s->hooks_ctx, t, del->v, done->ndel, now());
+	s->hooks->committed(s->hooks_ctx, t, add->v, done->nadd, del->v,
+			    done->ndel, now());
 }
 
 /* Bring one set in line.  0 on success (or nothing to do), -1 on failure. */
@@ -491,7 +555,8 @@ static int target_sync(struct sync_ctx *s, struct target *t, bool force)
 		target_partial(s, t, &add, &del, &done);
 	} else {
 		target_committed(t, &add, &del);
-		s->hooks->committed(s->hooks_ctx, t, del.v, del.n, now());
+		s->hooks->committed(s->hooks_ctx, t, add.v, add.n, del.v,
+				    del.n, now());
 	}
 	idlist_free(&add);
 	idlist_free(&del);

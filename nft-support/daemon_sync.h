@@ -26,6 +26,8 @@ struct nfs;
 /* What the daemon learnt about one binding (conf->b[i]) at run time. */
 struct binding_state {
 	bool level_warned;	/* the rules' levels cannot match its pattern */
+	bool matched;		/* a cgroup matched it since the load */
+	bool unmatched_warned;	/* "matches no cgroup" was logged */
 };
 
 /*
@@ -62,9 +64,13 @@ struct sync_hooks {
 	/* Before deleting @del (not after a full read): their last counts. */
 	void (*before_delete)(void *ctx, struct nfs *n, struct target *t,
 			      const uint64_t *del, size_t ndel);
-	/* After a commit that deleted @del; t->have is up to date. */
-	void (*committed)(void *ctx, struct target *t, const uint64_t *del,
-			  size_t ndel, double tnow);
+	/*
+	 * After a commit that added @add (elements made by the daemon: they
+	 * count from zero) and deleted @del; t->have is up to date.
+	 */
+	void (*committed)(void *ctx, struct target *t, const uint64_t *add,
+			  size_t nadd, const uint64_t *del, size_t ndel,
+			  double tnow);
 };
 
 struct sync_ctx {
@@ -92,6 +98,12 @@ void sync_free(struct sync_ctx *s);
 
 /* Fill the wanted ids of every target from the whole tree. */
 void sync_fill(struct sync_ctx *s, struct cgtree *tree);
+/*
+ * Once per load (start, SIGHUP): name each binding that matches no cgroup
+ * below @root (a typo, or a service not started yet); when it matches one
+ * later, that is logged too.
+ */
+void sync_warn_unmatched(struct sync_ctx *s, const char *root);
 /*
  * Re-read and reconcile every set at the next sync; @recheck verifies the
  * sets' type (and the rules' levels) again too.

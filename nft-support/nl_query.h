@@ -27,6 +27,8 @@ struct nfs {
 	size_t ids_per_batch;	/* what fits in the send buffer we got */
 	bool probed;		/* for NFT_MSG_DESTROYSETELEM */
 	bool no_destroy;	/* kernel before 6.3: no NFT_MSG_DESTROYSETELEM */
+	bool reset_probed;	/* for NFT_MSG_GETSETELEM_RESET */
+	bool no_reset;		/* kernel before 6.5: no NFT_MSG_GETSETELEM_RESET */
 	char *buf;		/* batch being built */
 	size_t cap;
 	char *rbuf;		/* receive buffer */

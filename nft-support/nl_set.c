@@ -68,11 +68,25 @@ int nfs_set_request(struct nfs *n, int type, uint16_t flags, int family,
 
 /* --- a table --- */
 
-static int table_exists(struct nfs *n, int family, const char *table)
+/* The handle of the table in an answer to GETTABLE. */
+static int table_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct nftnl_table *t = nftnl_table_alloc();
+	uint64_t *handle = data;
+
+	if (!t)
+		return -1;
+	if (nftnl_table_nlmsg_parse(nlh, t) >= 0)
+		*handle = nftnl_table_get_u64(t, NFTNL_TABLE_HANDLE);
+	nftnl_table_free(t);
+	return 0;
+}
+
+static int get_table(struct nfs *n, int family, const char *table,
+		     uint64_t *handle, char *kmsg, size_t kmsglen)
 {
 	struct nftnl_table *t = nftnl_table_alloc();
 	struct nlmsghdr *nlh;
-	char kmsg[256];
 
 	nlh = nfs_request(n, NFT_MSG_GETTABLE, family, NLM_F_ACK);
 	if (!t || !nlh || nftnl_table_set_str(t, NFTNL_TABLE_NAME, table) < 0) {
@@ -82,7 +96,15 @@ static int table_exists(struct nfs *n, int family, const char *table)
 	}
 	nftnl_table_nlmsg_build_payload(nlh, t);
 	nftnl_table_free(t);
-	return nfs_query(n, nlh, NULL, NULL, kmsg, sizeof(kmsg));
+	return nfs_query(n, nlh, table_cb, handle, kmsg, kmsglen);
+}
+
+static int table_exists(struct nfs *n, int family, const char *table)
+{
+	uint64_t handle;
+	char kmsg[256];
+
+	return get_table(n, family, table, &handle, kmsg, sizeof(kmsg));
 }
 
 /* --- a set's type and flags --- */
@@ -91,6 +113,7 @@ struct setinfo {
 	bool found;
 	bool counts;		/* a per-element `counter` */
 	uint32_t key_type, key_len, flags;
+	uint64_t handle;
 };
 
 bool nfs_expr_is_counter(struct nftnl_expr *e)
@@ -124,6 +147,7 @@ static int set_cb(const struct nlmsghdr *nlh, void *data)
 	si->key_type = nftnl_set_get_u32(s, NFTNL_SET_KEY_TYPE);
 	si->key_len = nftnl_set_get_u32(s, NFTNL_SET_KEY_LEN);
 	si->flags = nftnl_set_get_u32(s, NFTNL_SET_FLAGS);
+	si->handle = nftnl_set_get_u64(s, NFTNL_SET_HANDLE);
 	nftnl_set_expr_foreach(s, note_counter, &si->counts);
 	nftnl_set_free(s);
 	return 0;
@@ -205,6 +229,26 @@ int nfs_check_set(struct nfs *n, int family, const char *table,
 	return set_usable(&si, err, errlen);
 }
 
+int nfs_set_handles(struct nfs *n, int family, const char *table,
+		    const char *set, uint64_t *table_handle,
+		    uint64_t *set_handle, char *err, size_t errlen)
+{
+	struct setinfo si = { 0 };
+	char kmsg[256];
+	int ret;
+
+	*table_handle = 0;
+	ret = get_table(n, family, table, table_handle, kmsg, sizeof(kmsg));
+	if (!ret)
+		ret = get_set(n, family, table, set, &si, kmsg, sizeof(kmsg));
+	if (!ret && !si.found)
+		ret = -EPROTO;
+	if (ret)
+		nfs_describe(err, errlen, "looking up the set", -ret, kmsg);
+	*set_handle = si.handle;
+	return ret;
+}
+
 /* --- a set's elements --- */
 
 int nfs_elems_answer(const struct nlmsghdr *nlh, void *data)
@@ -221,8 +265,7 @@ int nfs_elems_answer(const struct nlmsghdr *nlh, void *data)
 	return ret;
 }
 
-
-int nfs_read_elems(struct nfs *n, int family, const char *table,
+int nfs_read_elems(struct nfs *n, int type, int family, const char *table,
 		   const char *set, nfs_elem_cb fn, nfs_restart_cb restart,
 		   void *ctx, char *err, size_t errlen)
 {
@@ -234,10 +277,9 @@ int nfs_read_elems(struct nfs *n, int family, const char *table,
 	for (tries = 0; tries < 5 && ret == -EINTR; tries++) {
 		if (restart)
 			restart(ctx);
-		ret = nfs_set_request(n, NFT_MSG_GETSETELEM, NLM_F_DUMP,
-				      family, set_named(table, set),
-				      nfs_elems_answer, &el, kmsg,
-				      sizeof(kmsg));
+		ret = nfs_set_request(n, type, NLM_F_DUMP, family,
+				      set_named(table, set), nfs_elems_answer,
+				      &el, kmsg, sizeof(kmsg));
 	}
 	if (ret)
 		nfs_describe(err, errlen, "reading the set", -ret, kmsg);
@@ -273,8 +315,8 @@ static void ids_restart(void *data)
 int nfs_read_set(struct nfs *n, int family, const char *table,
 		 const char *set, struct idset *out, char *err, size_t errlen)
 {
-	return nfs_read_elems(n, family, table, set, id_cb, ids_restart, out,
-			      err, errlen);
+	return nfs_read_elems(n, NFT_MSG_GETSETELEM, family, table, set, id_cb,
+			      ids_restart, out, err, errlen);
 }
 
 /* --- changing elements: transactions --- */

@@ -45,6 +45,13 @@ int nfs_set_request(struct nfs *n, int type, uint16_t flags, int family,
  */
 int nfs_check_set(struct nfs *n, int family, const char *table,
 		  const char *set, bool *counts, char *err, size_t errlen);
+/*
+ * The handles of the set and of its table: new ones when a reload or
+ * `nft -f` made them anew (a table's sets are numbered from 1 again).
+ */
+int nfs_set_handles(struct nfs *n, int family, const char *table,
+		    const char *set, uint64_t *table_handle,
+		    uint64_t *set_handle, char *err, size_t errlen);
 /* Is @e a `counter` expression (of a set, or of an element)? */
 bool nfs_expr_is_counter(struct nftnl_expr *e);
 /* Replace @out with the set's elements. */
@@ -52,7 +59,8 @@ int nfs_read_set(struct nfs *n, int family, const char *table,
 		 const char *set, struct idset *out, char *err, size_t errlen);
 
 /*
- * Every element of the set, as libnftnl's object: nfs_elem_id() gives its
+ * Every element of the set (a dump of @type: NFT_MSG_GETSETELEM, or
+ * NFT_MSG_GETSETELEM_RESET), as libnftnl's object: nfs_elem_id() gives its
  * id; its expressions (a `counter` set's per-element counter) are there
  * for nftnl_set_elem_expr_foreach().  @fn returns 0, or < 0 to fail the
  * read.  A dump interrupted by a change is started over: @restart (may be
@@ -66,7 +74,7 @@ struct nfs_elems {
 	void *ctx;
 };
 int nfs_elems_answer(const struct nlmsghdr *nlh, void *data);
-int nfs_read_elems(struct nfs *n, int family, const char *table,
+int nfs_read_elems(struct nfs *n, int type, int family, const char *table,
 		   const char *set, nfs_elem_cb fn, nfs_restart_cb restart,
 		   void *ctx, char *err, size_t errlen);
 uint64_t nfs_elem_id(struct nftnl_set_elem *e);

@@ -6,11 +6,6 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* A JSON string with its quotes; bytes not valid UTF-8 become \u00XX. */
-void put_json_string(FILE *f, const char *s);
-/* A Prometheus label value: \\, \" and \n escaped, without the quotes. */
-void put_label_value(FILE *f, const char *s);
-
 /*
  * Names (cgroup paths, set names) as text: valid UTF-8, no raw control
  * byte, distinct for distinct names; see util_textesc.c.  One function per

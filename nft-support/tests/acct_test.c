@@ -39,24 +39,57 @@ static int total_is(struct acct *a, const char *path, uint64_t pk,
 static void test_restart_sum(void)
 {
 	struct acct *a = acct_new("inet:t:s");
+	uint64_t *ids;
+	size_t n;
 
-	acct_bind(a, 10, "svc");
-	acct_observe(a, 10, 3, 300);
+	acct_bind(a, 10, "svc", true);
+	acct_observe(a, 10, 3, 300, false);
 	acct_depart(a, 10);
-	acct_bind(a, 11, "svc");
-	acct_observe(a, 11, 2, 20);
+	acct_bind(a, 11, "svc", true);
+	acct_observe(a, 11, 2, 20, false);
 	check("acct: a restart sums old and new id", total_is(a, "svc", 5, 320, 1), NULL);
-	acct_observe(a, 11, 1, 10);	/* element made anew: reload */
-	check("acct: a counter going down is a new element, old reading kept",
-	      total_is(a, "svc", 6, 330, 1), NULL);
-	acct_read_begin(a);
-	acct_read_end(a);	/* 11 absent from the set: reading folded */
-	acct_read_begin(a);
-	acct_observe(a, 11, 4, 40);
-	acct_read_end(a);
-	check("acct: an element missing from a reading keeps its counts",
-	      total_is(a, "svc", 10, 370, 1), NULL);
-	acct_observe(a, 99, 7, 7);
+	acct_observe(a, 11, 1, 10, false);	/* made anew by someone else */
+	check("acct: a counter going down is a baseline: it may be restored",
+	      total_is(a, "svc", 5, 320, 1), NULL);
+	acct_read_begin(a, 1, 7, false);	/* 11 absent from the dump */
+	ids = acct_unseen(a, &n);
+	check("acct: a live id absent from a reading is to be confirmed",
+	      n == 1 && ids[0] == 11, NULL);
+	free(ids);
+	acct_observe(a, 11, 4, 40, false);	/* read alone: still there */
+	check("acct: an absent element found when read alone: counted once",
+	      total_is(a, "svc", 8, 350, 1), NULL);
+	acct_read_begin(a, 1, 7, false);
+	acct_gone(a, 11);	/* read alone: ENOENT */
+	acct_observe(a, 11, 20, 200, false);	/* back, not made by us */
+	check("acct: an element back after it was gone is a baseline",
+	      total_is(a, "svc", 8, 350, 1), NULL);
+	acct_observe(a, 11, 21, 210, false);
+	check("acct: ... counted from there", total_is(a, "svc", 9, 360, 1),
+	      NULL);
+	acct_gone(a, 11);
+	acct_made(a, 11);	/* the daemon made it again: from zero */
+	acct_observe(a, 11, 2, 20, false);
+	check("acct: an element the daemon made again counts from zero",
+	      total_is(a, "svc", 11, 380, 1), NULL);
+	check("acct: a new set handle makes the reading a baseline",
+	      acct_read_begin(a, 1, 8, false), NULL);
+	acct_observe(a, 11, 50, 500, false);	/* restored by nft -f */
+	acct_observe(a, 11, 51, 510, false);
+	check("acct: ... a restored counter is not counted",
+	      total_is(a, "svc", 12, 390, 1) && a->set_handle == 8, NULL);
+	check("acct: the same handles are no baseline, a moved set is",
+	      !acct_read_begin(a, 1, 8, false) &&
+	      acct_read_begin(a, 1, 8, true), NULL);
+	check("acct: a set of a table made anew is (same set handle)",
+	      acct_read_begin(a, 2, 8, false), NULL);
+	acct_observe(a, 11, 51, 510, false);
+	acct_observe(a, 11, 53, 530, true);	/* a reset: then from zero */
+	acct_observe(a, 11, 1, 10, true);
+	acct_observe(a, 11, 1, 10, true);	/* a dump started over */
+	check("acct: readings that reset add what each counted",
+	      total_is(a, "svc", 16, 430, 1), NULL);
+	acct_observe(a, 99, 7, 7, false);
 	check("acct: unknown ids are ignored", a->n == 1, NULL);
 	acct_free(a);
 }
@@ -67,15 +100,14 @@ static void test_depart_absent(void)
 	struct acct *a = acct_new("inet:t:s");
 	struct idset want = { 0 };
 
-	acct_bind(a, 50, "gone");
-	acct_observe(a, 50, 2, 58);
-	acct_bind(a, 51, "flushed");
-	acct_bind(a, 52, "here");
+	acct_bind(a, 50, "gone", true);
+	acct_observe(a, 50, 2, 58, false);
+	acct_bind(a, 51, "flushed", true);
+	acct_bind(a, 52, "here", true);
 	idset_add(&want, 51);
 	idset_add(&want, 52);
-	acct_read_begin(a);
-	acct_observe(a, 52, 1, 29);
-	acct_read_end(a);
+	acct_read_begin(a, 0, 0, false);
+	acct_observe(a, 52, 1, 29, false);
 	check("acct: after a full reading, absent ids not wanted depart",
 	      acct_depart_absent(a, &want) == 1 && !acct_find_id(a, 50) &&
 	      total_is(a, "gone", 2, 58, 0) && acct_find_id(a, 51) &&
@@ -90,17 +122,17 @@ static void test_expect_order(void)
 	struct acct *a = acct_new("inet:t:s");
 	struct idset want = { 0 }, have = { 0 };
 
-	acct_bind(a, 20, "web");
-	acct_observe(a, 20, 1, 100);
+	acct_bind(a, 20, "web", true);
+	acct_observe(a, 20, 1, 100, false);
 	idset_add(&want, 21);
 	acct_expect(a, 21, "web", &want);
-	acct_observe(a, 20, 5, 500);	/* the final reading before the delete */
+	acct_observe(a, 20, 5, 500, false);	/* the final reading before the delete */
 	acct_depart(a, 20);
-	acct_bind_added(a, &have, &want);
+	acct_bind_added(a, &have, &want, &have);
 	check("acct: expected id waits for its commit",
 	      a->npend == 1 && !acct_find_id(a, 21), NULL);
 	idset_add(&have, 21);
-	acct_bind_added(a, &have, &want);
+	acct_bind_added(a, &have, &want, &have);
 	check("acct: final reading of the old id counted, new id bound",
 	      total_is(a, "web", 5, 500, 1) && acct_find_id(a, 21), NULL);
 	idset_free(&want);
@@ -116,10 +148,10 @@ static void test_bounded_paths(void)
 
 	for (i = 1; i <= ACCT_MAX_PATHS; i++) {
 		snprintf(p, sizeof(p), "session-%llu.scope", (unsigned long long)i);
-		acct_bind(a, i, p);
+		acct_bind(a, i, p, true);
 		acct_depart(a, i);
 	}
-	acct_bind(a, ACCT_MAX_PATHS + 1, "new.scope");
+	acct_bind(a, ACCT_MAX_PATHS + 1, "new.scope", true);
 	check("acct: at most ACCT_MAX_PATHS paths, the idle one forgotten",
 	      a->n == ACCT_MAX_PATHS && acct_find_path(a, "new.scope") &&
 	      acct_find_id(a, ACCT_MAX_PATHS + 1), NULL);
@@ -145,14 +177,14 @@ static void test_full_cost(void)
 
 	for (i = 1; i <= ACCT_MAX_PATHS; i++) {
 		snprintf(p, sizeof(p), "s-%llu.scope", (unsigned long long)i);
-		acct_bind(a, i, p);
+		acct_bind(a, i, p, true);
 		if (i % 4)
 			acct_depart(a, i);	/* one in four stays live */
 	}
 	t0 = mono();
 	for (i = ACCT_MAX_PATHS + 1; i <= ACCT_MAX_PATHS + 2000; i++) {
 		snprintf(p, sizeof(p), "s-%llu.scope", (unsigned long long)i);
-		acct_bind(a, i, p);
+		acct_bind(a, i, p, true);
 		acct_depart(a, i);
 	}
 	dt = mono() - t0;
@@ -179,11 +211,11 @@ static void test_roundtrip(void)
 	char path[256], err[512];
 	int ret;
 
-	acct_bind(a, 30, "system.slice/web 1.service");
-	acct_observe(a, 30, 8, 800);
+	acct_bind(a, 30, "system.slice/web 1.service", true);
+	acct_observe(a, 30, 8, 800, false);
 	acct_depart(a, 30);
-	acct_bind(a, 31, "system.slice/web 1.service");
-	acct_observe(a, 31, 1, 10);
+	acct_bind(a, 31, "system.slice/web 1.service", true);
+	acct_observe(a, 31, 1, 10, false);
 	snprintf(path, sizeof(path), "%s/state", dir);
 	ret = state_save(path, &s);
 	check("state: saved", !ret, strerror(-ret));
@@ -194,6 +226,74 @@ static void test_roundtrip(void)
 	      a && total_is(a, "system.slice/web 1.service", 9, 810, 1) &&
 	      acct_find_id(a, 31), NULL);
 	acct_store_free(&s);
+	acct_store_free(&r);
+}
+
+/* Version 3 keeps the boot, the set handle, the element's counter. */
+static void test_roundtrip_v3(void)
+{
+	struct acct_store s = { 0 }, r = { 0 };
+	struct acct *a = acct_store_get(&s, "inet:t:s");
+	struct acct_path *e;
+	char path[256], err[512];
+	int ret;
+	FILE *f;
+
+	acct_store_boot(&s, "0a1b2c3d-0000-4000-8000-000000000001");
+	acct_read_begin(a, 5, 77, false);
+	acct_bind(a, 60, "reset", true);
+	acct_observe(a, 60, 4, 40, true);	/* reset: the element is at 0 */
+	acct_bind(a, 61, "found", false);	/* a baseline to take */
+	snprintf(path, sizeof(path), "%s/state", dir);
+	ret = state_save(path, &s);
+	check("state v3: saved", !ret, strerror(-ret));
+	ret = state_load(path, &r, err, sizeof(err));
+	a = acct_store_find(&r, "inet:t:s");
+	e = a ? acct_find_path(a, "reset") : NULL;
+	check("state v3: boot id, set handle, element counter, baseline kept",
+	      !ret && !*err && a && a->set_handle == 77 && a->table_handle == 5 && e &&
+	      !strcmp(r.boot_id, "0a1b2c3d-0000-4000-8000-000000000001") &&
+	      total_is(a, "reset", 4, 40, 0) && !e->elem.packets &&
+	      acct_find_path(a, "found")->baseline, err);
+	acct_observe(a, 60, 1, 10, false);
+	acct_observe(a, 61, 9, 90, false);
+	check("state v3: after a load, a reset element counts in full, the baseline not",
+	      total_is(a, "reset", 5, 50, 0) && total_is(a, "found", 0, 0, 0),
+	      NULL);
+	check("state v3: another boot: live ids depart, totals kept",
+	      acct_store_boot(&r, "0a1b2c3d-0000-4000-8000-000000000002") &&
+	      !acct_find_id(a, 60) && !a->set_handle &&
+	      total_is(a, "reset", 5, 50, 0), NULL);
+	check("state v3: the same boot changes nothing",
+	      !acct_store_boot(&r, "0a1b2c3d-0000-4000-8000-000000000002"),
+	      NULL);
+	acct_store_free(&s);
+	acct_store_free(&r);
+
+	/* version 2: the live count is the element's counter */
+	f = fopen(path, "w");
+	fputs("nft-cgroupd-state 2\nset inet:t:s\np 9 9 0 5 145 2 58 0 /a\n", f);
+	fclose(f);
+	ret = state_load(path, &r, err, sizeof(err));
+	a = acct_store_find(&r, "inet:t:s");
+	if (a)
+		acct_observe(a, 9, 3, 87, false);
+	check("state: version 2 read, its live count taken as the element's",
+	      !ret && a && !*r.boot_id && !a->set_handle &&
+	      total_is(a, "a", 8, 232, 0), err);
+	acct_store_free(&r);
+
+	/* bad version 3 lines: dropped one by one */
+	f = fopen(path, "w");
+	fputs("nft-cgroupd-state 3\nboot ../x\nset inet:t:s\nhandle 1 1x\n"
+	      "p 9 9 0 5 145 2 58 0 0 2 0 /a\np 9 9 0 5 145 2 58 0 /b\n"
+	      "p 8 8 0 1 29 0 0 0 0 0 0 /c\n", f);
+	fclose(f);
+	ret = state_load(path, &r, err, sizeof(err));
+	a = acct_store_find(&r, "inet:t:s");
+	check("state v3: bad boot, handle, flag and short path lines dropped",
+	      !ret && a && a->n == 1 && total_is(a, "c", 1, 29, 0) &&
+	      !*r.boot_id && !a->set_handle, err);
 	acct_store_free(&r);
 }
 
@@ -213,12 +313,12 @@ static void test_any_byte(void)
 		if (c != '/')
 			name[k++] = c;
 	name[k] = '\0';
-	acct_bind(a, 40, name);
-	acct_observe(a, 40, 3, 87);
-	acct_bind(a, 41, "svc/a\tb\\x09");
-	acct_observe(a, 41, 1, 29);
-	acct_bind(a, 42, "svc/plain");
-	acct_observe(a, 42, 2, 58);
+	acct_bind(a, 40, name, true);
+	acct_observe(a, 40, 3, 87, false);
+	acct_bind(a, 41, "svc/a\tb\\x09", true);
+	acct_observe(a, 41, 1, 29, false);
+	acct_bind(a, 42, "svc/plain", true);
+	acct_observe(a, 42, 2, 58, false);
 	snprintf(path, sizeof(path), "%s/state", dir);
 	ret = state_save(path, &s);
 	check("state: names with every byte saved", !ret, strerror(-ret));
@@ -271,7 +371,7 @@ static void test_save_limits(void)
 		a = acct_store_get(&s, set);
 		for (j = 0; j < ACCT_MAX_PATHS; j++, id++) {
 			snprintf(p, sizeof(p), "u%d.scope", j);
-			acct_bind(a, id, p);
+			acct_bind(a, id, p, true);
 			if (i == 4 || j % 2)
 				acct_depart(a, id);
 			a->p[a->n - 1].idle_since = a->p[a->n - 1].live_id ? 0 :
@@ -297,7 +397,7 @@ static void test_save_limits(void)
 	memset(p, 'x', 4000);
 	for (j = 0; j < 17000; j++) {
 		snprintf(p + 4000, 100, "/%d", j);
-		acct_bind(a, j + 1, p);
+		acct_bind(a, j + 1, p, true);
 	}
 	ret = state_save(path, &s);
 	check("state: 17,000 paths of 4 KB: the paths past 64 MiB left out",
@@ -453,12 +553,14 @@ static void test_escapes(void)
 	char buf[256] = "";
 	FILE *f = fmemopen(buf, sizeof(buf), "w");
 
-	put_json_string(f, path);
+	/* the functions of --stats --json and of the metrics file */
+	put_json_name(f, "", path);
 	fputc(' ', f);
-	put_label_value(f, "x\"y\\z\n");
+	put_prom_label(f, "x\"y\\z\n");
 	fclose(f);
 	check("escape: JSON string and Prometheus label value",
-	      !strcmp(buf, "\"a\\\"b\\\\c\\u0009d\\u00ff\xc3\xa9\" x\\\"y\\\\z\\n"), buf);
+	      !strcmp(buf, "\"a\\\"b\\\\\\\\c\\\\x09d\\\\xff\xc3\xa9\" "
+			   "x\\\"y\\\\\\\\z\\\\x0a"), buf);
 }
 
 /* Names as text, one function per format: valid UTF-8, no control byte. */
@@ -495,6 +597,7 @@ int main(void)
 	test_bounded_paths();
 	test_full_cost();
 	test_roundtrip();
+	test_roundtrip_v3();
 	test_any_byte();
 	test_save_limits();
 	test_hostile();

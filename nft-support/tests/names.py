@@ -3,7 +3,7 @@
 """Hostile cgroup names for the output tests, and real parsers for each of
 nft-cgroupd's outputs (Debian's python3-prometheus-client, python3's json).
 
-  names.py make DIR [--no-c0]   make the names below DIR
+  names.py make DIR             make the names below DIR
   names.py prom FILE PREFIX DIR the metrics file names exactly DIR's cgroups
   names.py json FILE PREFIX DIR the --stats --json output does
   names.py table FILE PREFIX DIR the --stats, --list or --check output does
@@ -29,12 +29,10 @@ SPECIAL = [
 ]
 
 
-def names(c0=True):
+def names():
     out = {bytes(b for b in range(1, 256) if b not in (0x2f, 0x0a))}
     out |= {bytes([b]) for b in range(1, 256) if b not in (0x2f, 0x0a, 0x2e)}
     out |= set(SPECIAL)
-    if not c0:
-        out = {n for n in out if not any(b < 0x20 or b == 0x7f for b in n)}
     return out
 
 
@@ -85,7 +83,7 @@ def compare(got, prefix, d):
 def main():
     cmd = sys.argv[1]
     if cmd == "make":
-        for n in names("--no-c0" not in sys.argv):
+        for n in names():
             os.mkdir(sys.argv[2].encode() + b"/" + n)
         return 0
     f, prefix, d = sys.argv[2:5]

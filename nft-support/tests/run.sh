@@ -610,6 +610,37 @@ t_systemd() {
 	wait "$py" 2>/dev/null
 }
 
+# A binding that matches no cgroup is named once, with FILE:LINE and its
+# pattern (a typo reads like a service not started yet: a warning, and a
+# line when it matches after all); periodic rescans do not repeat it.
+t_unmatched() {
+	new_ns unm; std_table $((LVL + 2))
+	local conf=$TMPD/unm.conf
+	mkdir -p "$ROOT/um/a"
+	printf 'inet:t:s=um/a\ninet:t:s=um/typo\n# later\ninet:t:s=um/later\n' > "$conf"
+	start_daemon unm --rescan-interval 0.1 --config "$conf" || { fail "unmatched: daemon started"; return; }
+	assert_log "unmatched: a binding matching no cgroup is named, FILE:LINE and pattern" \
+		"binding inet:t:s=um/typo ($conf:2): pattern \"um/typo\" matches no cgroup below $ROOT; the set gets them when they appear (a typo?)"
+	assert_log "unmatched: ... each of them" "binding inet:t:s=um/later ($conf:4): pattern \"um/later\" matches no cgroup"
+	grep -q "um/a ($conf:1).*matches no cgroup" "$DLOG" &&
+		fail "unmatched: a binding that matches is not named" "$(grep "matches no" "$DLOG")" ||
+		pass "unmatched: a binding that matches is not named"
+	mkdir "$ROOT/um/later"
+	assert_log "unmatched: a binding named matches later: said once" \
+		"binding inet:t:s=um/later ($conf:4) matches a cgroup now: /um/later"
+	rmdir "$ROOT/um/later"; mkdir "$ROOT/um/later"
+	sleep 1	# rescans every 0.1 s
+	[ "$(grep -c "um/typo.*matches no cgroup" "$DLOG") $(grep -c "um/later.*matches a cgroup now" "$DLOG")" = "1 1" ] &&
+		pass "unmatched: once, not at every rescan or new match" ||
+		fail "unmatched: once, not at every rescan or new match" "$(grep "match" "$DLOG")"
+	kill -HUP "$DPID"
+	wait_until 5 eval '[ "$(grep -c "um/typo.*matches no cgroup" "$DLOG")" = 2 ]' &&
+		! grep -q "um/later.*matches no cgroup.*" <(sed -n '/reloading/,$p' "$DLOG") &&
+		pass "unmatched: a reload names what still matches nothing, only that" ||
+		fail "unmatched: a reload names what still matches nothing, only that" "$(grep "match\|reload" "$DLOG")"
+	stop_daemon
+}
+
 t_config_errors() {
 	local conf=$TMPD/bad.conf out
 	printf '# c\ninet:t:s=ok\nfoo:t:s=x\ninet:t:s=a//b\ninet:t\n' > "$conf"
@@ -669,6 +700,6 @@ t_journal() {
 
 . "$(dirname "$0")/accounting.sh"
 
-TESTS=${*:-once late deep abyss burst thousand bigsync overflow backlog degraded rootloss sighup reload_state missing wrongtype restart external noevents levels systemd config_errors journal check notify unit allowlist acct_restart acct_badstate acct_names acct_deep acct_zombie acct_metrics_tmp hostile_names}
+TESTS=${*:-once late deep abyss burst thousand bigsync overflow backlog degraded rootloss sighup reload_state missing wrongtype restart external noevents levels systemd config_errors unmatched journal check notify unit allowlist acct_restart acct_badstate acct_names acct_deep acct_zombie acct_metrics_tmp hostile_names acct_restore acct_flushed acct_exact}
 for t in $TESTS; do "t_$t"; done
 summary
