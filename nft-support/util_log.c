@@ -36,6 +36,30 @@ static int stderr_is_journal(void)
 	return st.st_dev == dev && st.st_ino == ino;
 }
 
+/*
+ * Write the message with every control byte (C0 and DEL) as \xNN: messages
+ * carry cgroup paths, which a tenant names with any byte but '/' and
+ * newline, and a CR or ESC must not forge a line in the journal or paint
+ * the terminal of whoever reads it.
+ */
+static void put_log_text(const char *fmt, va_list ap)
+{
+	const unsigned char *p;
+	char *msg;
+
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		fputs("(no memory for this message)", stderr);
+		return;
+	}
+	for (p = (const unsigned char *)msg; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			fprintf(stderr, "\\x%02x", *p);
+		else
+			fputc(*p, stderr);
+	}
+	free(msg);
+}
+
 void log_msg(int prio, const char *fmt, ...)
 {
 	static int journal = -1;
@@ -49,7 +73,7 @@ void log_msg(int prio, const char *fmt, ...)
 	else
 		fputs("nft-cgroupd: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	put_log_text(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }

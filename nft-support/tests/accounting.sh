@@ -355,6 +355,18 @@ t_hostile_names() {
 		pass "hostile names: --check, no raw control byte, every name once" ||
 		fail "hostile names: --check, no raw control byte, every name once" "$(tail -c 600 <<<"$out")"
 	stop_daemon
+	# The log names cgroups too: a binding warned as matching nothing
+	# names the cgroup that matches it later, with no raw control byte.
+	mkdir -p "$ROOT/hx/late"
+	start_daemon hn-log 'inet:t:w=hx/late/*' ||
+		{ fail "hostile names: log: daemon started" "$(cat "$DLOG")"; return; }
+	"$py" "$names" make "$ROOT/hx/late" || { fail "hostile names: log: made"; return; }
+	wait_until 10 eval '[ "$(grep -c "matches a cgroup now" "$DLOG")" -ge 1 ]'
+	grep -q "matches a cgroup now: /hx/late/" "$DLOG" &&
+		! LC_ALL=C grep -q $'[\x01-\x09\x0b-\x1f\x7f]' "$DLOG" &&
+		pass "hostile names: the log names the cgroup, no raw control byte" ||
+		fail "hostile names: the log names the cgroup, no raw control byte" "$(tail -c 600 "$DLOG" | cat -v)"
+	stop_daemon
 
 	STATE=$TMPD/hn-state
 	acct_stats --json inet:t:s >"$TMPD/hn.json"
