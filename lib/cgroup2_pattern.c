@@ -249,6 +249,11 @@ enum cg2_op {
 	CG2_OP_STAR,		/* "*" (a run of them) */
 	CG2_OP_SPLIT,		/* a "{" or ",": next state and @arg */
 	CG2_OP_JUMP,		/* the end of an alternative: to @arg */
+	/* Only in a rule's automaton, where '/' ends each name: */
+	CG2_OP_SEP,		/* '/' */
+	CG2_OP_NAMES,		/* "**": a name's first byte, or go on */
+	CG2_OP_IN_NAME,		/* "**": more of that name, or '/' back */
+	CG2_OP_ACCEPT,		/* state 0: a pattern matched */
 };
 
 struct cg2_state {
@@ -1082,6 +1087,446 @@ bool cg2_match_subtree(const struct cg2_prog *prog,
 		       const struct cg2_path *path)
 {
 	return cg2_match(prog, path, true);
+}
+
+/*
+ * One automaton for a whole rule.  The patterns of a rule become one NFA
+ * over the bytes of the path, each name followed by a '/': a glob
+ * component is its NFA above, with "*", "?" and brackets refusing '/'; a
+ * literal one a state per byte; "**" a pair of states that read whole
+ * names; each component but "**" ends with a state that reads the '/'.
+ * Every pattern's end leads to state 0, which accepts.  Subset
+ * construction over byte classes, at rule load, turns the union into a
+ * DFA: a judgement then reads one table entry per byte of the top
+ * CG2_MAX_DEPTH names, plus one per name for its '/', whatever the
+ * patterns.  Budgets: CG2_DFA_MAX_STATES rows, CG2_DFA_MAX_TABLE bytes of
+ * table, and the scratch sizes below; past any of them cg2_dfa_build()
+ * answers 0 and the caller matches the patterns one by one.
+ */
+
+#define CG2_DFA_MAX_NFA		4096
+#define CG2_DFA_MAX_SETS	512
+#define CG2_DFA_POOL		(96 * 1024)	/* NFA states of all rows */
+#define CG2_DFA_HASH_BITS	13
+#define CG2_DFA_ENTRIES		(CG2_DFA_MAX_TABLE / 2)
+
+struct cg2_dfa_work {
+	struct cg2_state nfa[CG2_DFA_MAX_NFA];
+	struct cg2_set sets[CG2_DFA_MAX_SETS];
+	unsigned char classes[256];	/* byte -> class */
+	unsigned char rep[256];		/* class -> one of its bytes */
+	unsigned short split[2][256];
+	unsigned long long mark[CG2_DFA_MAX_NFA / 64];
+	unsigned short stack[CG2_DFA_MAX_NFA];
+	unsigned short pool[CG2_DFA_POOL];	/* each row's NFA states */
+	unsigned int row_at[CG2_DFA_MAX_STATES];
+	unsigned short row_len[CG2_DFA_MAX_STATES];
+	unsigned short head[1 << CG2_DFA_HASH_BITS];	/* rows, 1-based */
+	unsigned short chain[CG2_DFA_MAX_STATES];
+	unsigned char accept[CG2_DFA_MAX_STATES];
+	unsigned short table[CG2_DFA_ENTRIES];
+	unsigned int nnfa, nclasses, nrows, npool, nstack;
+};
+
+static_assert(sizeof(struct cg2_dfa_work) <= CG2_DFA_WORK_SIZE,
+	      "CG2_DFA_WORK_SIZE is too small");
+
+/*
+ * Followed by accept[nrows] (padded to even), then table[nrows][nclasses]
+ * of u16 rows: row 0 is dead, row 1 the start.
+ */
+struct cg2_dfa {
+	unsigned int size;
+	unsigned short nrows, nclasses;
+	unsigned char classes[256];
+};
+
+static const unsigned char *cg2_dfa_accept(const struct cg2_dfa *dfa)
+{
+	return (const unsigned char *)(dfa + 1);
+}
+
+static const unsigned short *cg2_dfa_table(const struct cg2_dfa *dfa)
+{
+	return (const unsigned short *)(cg2_dfa_accept(dfa) +
+					((dfa->nrows + 1) & ~1u));
+}
+
+/* Does the per-pattern matcher read each name of a path at most once? */
+static bool cg2_reads_once(const char *pat, size_t len)
+{
+	const char *p, *end, *ce;
+	bool star = false;
+	unsigned int after = 0;
+
+	cg2_strip(pat, len, &p, &end);
+	while (p < end) {
+		const char *next = cg2_component(p, end, &ce);
+
+		if (cg2_is_globstar(p, ce)) {
+			star = true;
+			after = 0;
+		} else if (star && ++after > 1) {
+			return false;	/* backtracking reads names again */
+		}
+		p = next;
+	}
+	return true;
+}
+
+/* The NFA of one valid pattern, ending in a jump to state 0. */
+static void cg2_nfa_pattern(struct cg2_builder *b, const char *pat,
+			    size_t len)
+{
+	const char *p, *end, *ce;
+	unsigned int first, i;
+
+	cg2_strip(pat, len, &p, &end);
+	while (p < end) {
+		const char *next = cg2_component(p, end, &ce);
+
+		if (cg2_is_globstar(p, ce)) {
+			cg2_emit(b, CG2_OP_NAMES, 0);
+			cg2_emit(b, CG2_OP_IN_NAME, 0);
+			p = next;
+			continue;
+		}
+		first = b->nstates;
+		if (cg2_component_is_glob(p, ce)) {
+			cg2_compile_glob(b, p, ce);
+			/* Its epsilon targets were relative to its first state. */
+			for (i = first; b->states && i < b->nstates; i++)
+				if (b->states[i].op == CG2_OP_SPLIT ||
+				    b->states[i].op == CG2_OP_JUMP)
+					b->states[i].arg += first;
+		} else {
+			for (const char *q = p; q < ce; q++) {
+				if (*q == '\\')
+					q++;
+				cg2_emit(b, CG2_OP_BYTE, (unsigned char)*q);
+			}
+		}
+		cg2_emit(b, CG2_OP_SEP, 0);
+		p = next;
+	}
+	cg2_emit(b, CG2_OP_JUMP, 0);
+}
+
+/*
+ * The NFA of the @count patterns packed at @pats: state 0 accepts, then
+ * each pattern behind a SPLIT that also leads to the next pattern's.
+ * Once counting (no arrays), once writing; false when it does not fit.
+ */
+static bool cg2_nfa_rule(struct cg2_builder *b, const char *pats,
+			 unsigned int count)
+{
+	unsigned int split;
+	size_t n;
+
+	cg2_emit(b, CG2_OP_ACCEPT, 0);
+	for (unsigned int i = 0; i < count; i++, pats += n + 1) {
+		n = strlen(pats);
+		split = cg2_emit(b, CG2_OP_SPLIT, 0);
+		cg2_nfa_pattern(b, pats, n);
+		cg2_patch(b, split, i + 1 < count ? b->nstates : split + 1);
+		if (b->nstates > CG2_DFA_MAX_NFA || b->nsets > CG2_DFA_MAX_SETS)
+			return false;
+	}
+	return true;
+}
+
+static bool cg2_nfa_reads(const struct cg2_dfa_work *w,
+			  const struct cg2_state *s, unsigned char c)
+{
+	switch (s->op) {
+	case CG2_OP_SEP:
+		return c == '/';
+	case CG2_OP_NAMES:
+	case CG2_OP_IN_NAME:
+		return true;
+	default:
+		return c != '/' && cg2_consumes(w->sets, s, c);
+	}
+}
+
+/* Where state @i goes on reading @c (it reads @c). */
+static unsigned int cg2_nfa_target(const struct cg2_state *s, unsigned int i,
+				   unsigned char c)
+{
+	switch (s->op) {
+	case CG2_OP_STAR:
+		return i;
+	case CG2_OP_IN_NAME:
+		return c == '/' ? i - 1 : i;
+	default:
+		return i + 1;
+	}
+}
+
+static void cg2_nfa_add(struct cg2_dfa_work *w, unsigned int s)
+{
+	unsigned long long bit = 1ULL << (s % 64);
+
+	if (w->mark[s / 64] & bit)
+		return;
+	w->mark[s / 64] |= bit;
+	w->stack[w->nstack++] = s;
+}
+
+/* Close the marked set over the edges that read nothing. */
+static void cg2_nfa_close(struct cg2_dfa_work *w)
+{
+	const struct cg2_state *s;
+	unsigned int i;
+
+	while (w->nstack) {
+		i = w->stack[--w->nstack];
+		s = &w->nfa[i];
+		if (s->op == CG2_OP_SPLIT) {
+			cg2_nfa_add(w, i + 1);
+			cg2_nfa_add(w, s->arg);
+		} else if (s->op == CG2_OP_JUMP) {
+			cg2_nfa_add(w, s->arg);
+		} else if (s->op == CG2_OP_STAR) {
+			cg2_nfa_add(w, i + 1);
+		} else if (s->op == CG2_OP_NAMES) {
+			cg2_nfa_add(w, i + 2);
+		}
+	}
+}
+
+/* Bytes alike for every state that reads: '/' always a class of its own. */
+static void cg2_dfa_classes(struct cg2_dfa_work *w)
+{
+	static const struct cg2_state slash = { CG2_OP_BYTE, '/' };
+	unsigned int s, c, in, n;
+	const struct cg2_state *st;
+
+	memset(w->classes, 0, sizeof(w->classes));
+	w->nclasses = 1;
+	for (s = 0; s <= w->nnfa; s++) {
+		st = s < w->nnfa ? &w->nfa[s] : &slash;
+		if (st->op != CG2_OP_BYTE && st->op != CG2_OP_SET)
+			continue;
+		memset(w->split, 0xff, sizeof(w->split));
+		for (c = 0, n = 0; c < 256; c++) {
+			in = cg2_consumes(w->sets, st, c);
+			if (w->split[in][w->classes[c]] == 0xffff)
+				w->split[in][w->classes[c]] = n++;
+			w->classes[c] = w->split[in][w->classes[c]];
+		}
+		w->nclasses = n;
+	}
+	for (c = 256; c-- > 0;)
+		w->rep[w->classes[c]] = c;
+}
+
+/*
+ * Take the marked set (cleared on the way) as a sorted list of the states
+ * that read or accept, at the end of the pool; its length.
+ */
+static unsigned int cg2_dfa_collect(struct cg2_dfa_work *w, bool *fits)
+{
+	unsigned int k, i, n = 0;
+	unsigned long long m;
+	unsigned char op;
+
+	for (k = 0; k <= (w->nnfa - 1) / 64; k++) {
+		for (m = w->mark[k]; m; m &= m - 1) {
+			i = k * 64 + __builtin_ctzll(m);
+			op = w->nfa[i].op;
+			if (op == CG2_OP_SPLIT || op == CG2_OP_JUMP)
+				continue;
+			if (w->npool + n < CG2_DFA_POOL)
+				w->pool[w->npool + n] = i;
+			else
+				*fits = false;
+			n++;
+		}
+		w->mark[k] = 0;
+	}
+	return n;
+}
+
+static unsigned int cg2_dfa_hash(const unsigned short *set, unsigned int n)
+{
+	unsigned int h = 2166136261u;
+
+	for (unsigned int i = 0; i < n; i++)
+		h = (h ^ set[i]) * 16777619u;
+	return (h ^ n) & ((1u << CG2_DFA_HASH_BITS) - 1);
+}
+
+/*
+ * The row of the set just collected (@n states at the pool's end), added
+ * when new; 0 (dead) for the empty set; -1 past a budget.
+ */
+static int cg2_dfa_row(struct cg2_dfa_work *w, unsigned int n, bool fits)
+{
+	const unsigned short *set = w->pool + w->npool;
+	unsigned int h, r;
+
+	if (!fits)
+		return -1;
+	if (n == 0 && w->nrows)
+		return 0;
+	h = cg2_dfa_hash(set, n);
+	for (r = w->head[h]; r; r = w->chain[r - 1])
+		if (w->row_len[r - 1] == n &&
+		    !memcmp(w->pool + w->row_at[r - 1], set, n * sizeof(*set)))
+			return r - 1;
+	r = w->nrows;
+	if (r == CG2_DFA_MAX_STATES ||
+	    (r + 1) * w->nclasses > CG2_DFA_ENTRIES)
+		return -1;
+	w->row_at[r] = w->npool;
+	w->row_len[r] = n;
+	w->accept[r] = n && set[0] == 0;
+	w->chain[r] = w->head[h];
+	w->head[h] = r + 1;
+	w->npool += n;
+	w->nrows++;
+	return r;
+}
+
+/* Row @r's entry for class @k: the closed set of what its states read. */
+static int cg2_dfa_step(struct cg2_dfa_work *w, unsigned int r,
+			unsigned int k)
+{
+	unsigned char c = w->rep[k];
+	unsigned int i, s;
+	bool fits = true;
+
+	for (i = 0; i < w->row_len[r]; i++) {
+		s = w->pool[w->row_at[r] + i];
+		if (cg2_nfa_reads(w, &w->nfa[s], c))
+			cg2_nfa_add(w, cg2_nfa_target(&w->nfa[s], s, c));
+	}
+	cg2_nfa_close(w);
+	return cg2_dfa_row(w, cg2_dfa_collect(w, &fits), fits);
+}
+
+/* Subset construction from the NFA in @w; false past a budget. */
+static bool cg2_dfa_construct(struct cg2_dfa_work *w)
+{
+	unsigned int r, k;
+	bool fits = true;
+	int t;
+
+	w->nrows = 0;
+	w->npool = 0;
+	w->nstack = 0;
+	memset(w->head, 0, sizeof(w->head));
+	memset(w->mark, 0, sizeof(w->mark));
+	cg2_dfa_row(w, 0, true);		/* row 0: dead */
+	cg2_nfa_add(w, 1);
+	cg2_nfa_close(w);
+	if (cg2_dfa_row(w, cg2_dfa_collect(w, &fits), fits) != 1)
+		return false;
+	for (r = 0; r < w->nrows; r++) {
+		for (k = 0; k < w->nclasses; k++) {
+			t = r ? cg2_dfa_step(w, r, k) : 0;
+			if (t < 0)
+				return false;
+			w->table[r * w->nclasses + k] = t;
+		}
+		CG2_YIELD();
+	}
+	return true;
+}
+
+size_t cg2_dfa_build(const char *pats, unsigned int count, unsigned int flags,
+		     struct cg2_dfa_work *w)
+{
+	struct cg2_builder b = { 0 };
+	size_t size;
+
+	if (!count || (count == 1 && !(flags & CG2_DFA_ALWAYS) &&
+		       cg2_reads_once(pats, strlen(pats))))
+		return 0;
+	if (!cg2_nfa_rule(&b, pats, count))
+		return 0;
+	b = (struct cg2_builder){ .states = w->nfa, .sets = w->sets };
+	cg2_nfa_rule(&b, pats, count);
+	w->nnfa = b.nstates;
+	cg2_dfa_classes(w);
+	if (!cg2_dfa_construct(w))
+		return 0;
+	size = sizeof(struct cg2_dfa) + ((w->nrows + 1) & ~1u) +
+	       w->nrows * w->nclasses * sizeof(w->table[0]);
+	return (size + 3) & ~(size_t)3;
+}
+
+void cg2_dfa_write(const struct cg2_dfa_work *w, struct cg2_dfa *dfa)
+{
+	char *out = (char *)(dfa + 1);
+
+	dfa->nrows = w->nrows;
+	dfa->nclasses = w->nclasses;
+	memcpy(dfa->classes, w->classes, sizeof(dfa->classes));
+	memcpy(out, w->accept, w->nrows);
+	if (w->nrows & 1)
+		out[w->nrows] = 0;
+	memcpy((void *)cg2_dfa_table(dfa), w->table,
+	       w->nrows * w->nclasses * sizeof(w->table[0]));
+	dfa->size = (char *)(cg2_dfa_table(dfa) + w->nrows * w->nclasses) -
+		    (char *)dfa;
+	dfa->size = (dfa->size + 3) & ~3u;
+}
+
+size_t cg2_dfa_size(const struct cg2_dfa *dfa)
+{
+	return dfa->size;
+}
+
+unsigned int cg2_dfa_states(const struct cg2_dfa *dfa)
+{
+	return dfa->nrows - 1;
+}
+
+/*
+ * One table entry per byte of each of the top CG2_MAX_DEPTH names and one
+ * for its '/'; stops at the dead row, and (subtree) at the first ancestor
+ * that matches.
+ */
+static bool cg2_dfa_match(const struct cg2_dfa *dfa,
+			  const struct cg2_path *path, bool subtree)
+{
+	const unsigned char *accept = cg2_dfa_accept(dfa);
+	const unsigned short *tab = cg2_dfa_table(dfa);
+	unsigned int width = dfa->nclasses, q = 1, i, depth = path->depth;
+	unsigned int slash = dfa->classes['/'];
+	const unsigned char *name;
+	size_t len, j;
+
+	if (depth > CG2_MAX_DEPTH)
+		depth = CG2_MAX_DEPTH;
+	CG2_STEP(1);
+	for (i = 0; i < depth; i++) {
+		if (subtree && accept[q])
+			return true;
+		name = (const unsigned char *)path->component(path->ctx, i,
+							      &len);
+		CG2_STEP(len + 1);
+		for (j = 0; j < len && q; j++)
+			q = tab[q * width + dfa->classes[name[j]]];
+		q = tab[q * width + slash];
+		if (!q)
+			return false;
+	}
+	return accept[q];
+}
+
+bool cg2_dfa_match_exact(const struct cg2_dfa *dfa,
+			 const struct cg2_path *path)
+{
+	return cg2_dfa_match(dfa, path, false);
+}
+
+bool cg2_dfa_match_subtree(const struct cg2_dfa *dfa,
+			   const struct cg2_path *path)
+{
+	return cg2_dfa_match(dfa, path, true);
 }
 
 bool cg2_is_literal(const char *pat)

@@ -139,6 +139,55 @@ bool cg2_match_exact(const struct cg2_prog *prog, const struct cg2_path *path);
 bool cg2_match_subtree(const struct cg2_prog *prog,
 		       const struct cg2_path *path);
 
+/*
+ * A rule's patterns as one automaton: a DFA over the bytes of the whole
+ * path, so that a judgement reads each of the top CG2_MAX_DEPTH names once
+ * for all the patterns (see the cost bound in cgroup2_pattern.c).  Built
+ * once, in the control path, in CG2_DFA_WORK_SIZE bytes of the caller's
+ * scratch (8-byte aligned, need not be zeroed; too large for a stack),
+ * within CG2_DFA_MAX_STATES states and CG2_DFA_MAX_TABLE table bytes: a
+ * rule past them (only contrived globs, such as "*a" and many "?", or many
+ * patterns with several "**" each) keeps its per-pattern programs.
+ */
+#define CG2_DFA_MAX_STATES	4096
+#define CG2_DFA_MAX_TABLE	(64 * 1024)
+#define CG2_DFA_WORK_SIZE	(360 * 1024)
+#define CG2_DFA_ALWAYS		1	/* build it even for one pattern */
+struct cg2_dfa_work;
+
+/*
+ * Opaque; no pointers (it may be copied), 4-byte alignment, at most
+ * CG2_DFA_MAX_TABLE + 4.5 KiB + CG2_DFA_MAX_STATES bytes.
+ */
+struct cg2_dfa;
+
+/*
+ * Build in @work the automaton of the @count valid patterns packed at
+ * @pats (each NUL-terminated, one after the other) and return the bytes
+ * it takes, for cg2_dfa_write().  0 when there is none: past a budget, or
+ * (without CG2_DFA_ALWAYS) for a single pattern that the per-pattern
+ * matcher already judges reading each name at most once, with less memory.
+ */
+size_t cg2_dfa_build(const char *pats, unsigned int count, unsigned int flags,
+		     struct cg2_dfa_work *work);
+
+/* Write the automaton cg2_dfa_build() left in @work to @dfa. */
+void cg2_dfa_write(const struct cg2_dfa_work *work, struct cg2_dfa *dfa);
+
+size_t cg2_dfa_size(const struct cg2_dfa *dfa);
+
+/* Its states, the dead one aside (for tests and tuning). */
+unsigned int cg2_dfa_states(const struct cg2_dfa *dfa);
+
+/*
+ * As cg2_match_exact() and cg2_match_subtree(), for all the patterns at
+ * once: does any match?  No allocation, a few words of stack.
+ */
+bool cg2_dfa_match_exact(const struct cg2_dfa *dfa,
+			 const struct cg2_path *path);
+bool cg2_dfa_match_subtree(const struct cg2_dfa *dfa,
+			   const struct cg2_path *path);
+
 #ifdef CG2_COUNT_STEPS
 /* Host test builds only: work done by the matcher, see the cost bound. */
 extern unsigned long cg2_steps;

@@ -126,33 +126,47 @@ struct cg2_prog *cg2_prog_new(const char *pat)
 	return prog;
 }
 
-int cg2_match_string(const char *pat, const char *path, bool subtree)
+/*
+ * Split @path at '/' into @sp and @cp (names point into @path); free
+ * sp->name and sp->len after.  0 or -ENOMEM.
+ */
+static int string_path_split(const char *path, struct string_path *sp,
+			     struct cg2_path *cp)
 {
-	struct string_path sp;
-	struct cg2_path cp = { string_component, &sp, 0 };
-	struct cg2_prog *prog;
 	unsigned int n = 0;
 	const char *p;
-	int ret;
 
 	for (p = path; *p; p++)
 		n += *p == '/';
-	sp.name = calloc(n + 1, sizeof(*sp.name));
-	sp.len = calloc(n + 1, sizeof(*sp.len));
-	if (!sp.name || !sp.len) {
-		free(sp.name);
-		free(sp.len);
+	sp->name = calloc(n + 1, sizeof(*sp->name));
+	sp->len = calloc(n + 1, sizeof(*sp->len));
+	*cp = (struct cg2_path){ string_component, sp, 0 };
+	if (!sp->name || !sp->len) {
+		free(sp->name);
+		free(sp->len);
 		return -ENOMEM;
 	}
 	for (p = path; *p; ) {
 		const char *e = strchrnul(p, '/');
 
 		if (e > p) {
-			sp.name[cp.depth] = p;
-			sp.len[cp.depth++] = e - p;
+			sp->name[cp->depth] = p;
+			sp->len[cp->depth++] = e - p;
 		}
 		p = *e ? e + 1 : e;
 	}
+	return 0;
+}
+
+int cg2_match_string(const char *pat, const char *path, bool subtree)
+{
+	struct string_path sp;
+	struct cg2_path cp;
+	struct cg2_prog *prog;
+	int ret = string_path_split(path, &sp, &cp);
+
+	if (ret)
+		return ret;
 	prog = cg2_prog_new(pat);
 	if (prog)
 		ret = subtree ? cg2_match_subtree(prog, &cp) :
@@ -160,6 +174,40 @@ int cg2_match_string(const char *pat, const char *path, bool subtree)
 	else
 		ret = -ENOMEM;
 	free(prog);
+	free(sp.name);
+	free(sp.len);
+	return ret;
+}
+
+struct cg2_dfa_work *cg2_user_dfa_work(void)
+{
+	static unsigned long long work[CG2_DFA_WORK_SIZE / sizeof(long long)];
+
+	return (struct cg2_dfa_work *)work;
+}
+
+struct cg2_dfa *cg2_dfa_new(const char *pats, unsigned int count,
+			    unsigned int flags)
+{
+	size_t size = cg2_dfa_build(pats, count, flags, cg2_user_dfa_work());
+	struct cg2_dfa *dfa = size ? malloc(size) : NULL;
+
+	if (dfa)
+		cg2_dfa_write(cg2_user_dfa_work(), dfa);
+	return dfa;
+}
+
+int cg2_dfa_match_string(const struct cg2_dfa *dfa, const char *path,
+			 bool subtree)
+{
+	struct string_path sp;
+	struct cg2_path cp;
+	int ret = string_path_split(path, &sp, &cp);
+
+	if (ret)
+		return ret;
+	ret = subtree ? cg2_dfa_match_subtree(dfa, &cp) :
+			cg2_dfa_match_exact(dfa, &cp);
 	free(sp.name);
 	free(sp.len);
 	return ret;

@@ -8,6 +8,8 @@
 
 struct cg2_prog;
 struct cg2_work;
+struct cg2_dfa;
+struct cg2_dfa_work;
 
 /*
  * The process's work area for cg2_validate(), cg2_cost() and cg2_compile()
@@ -44,5 +46,19 @@ struct cg2_prog *cg2_prog_new(const char *pat);
  * Returns 1 on match, 0 on no match, -ENOMEM.
  */
 int cg2_match_string(const char *pat, const char *path, bool subtree);
+
+/* The process's scratch for cg2_dfa_build() (static, as cg2_user_work()). */
+struct cg2_dfa_work *cg2_user_dfa_work(void);
+
+/*
+ * The automaton (cg2_dfa_build) of the @count valid patterns packed at
+ * @pats, in memory to free(), or NULL (none, or no memory).
+ */
+struct cg2_dfa *cg2_dfa_new(const char *pats, unsigned int count,
+			    unsigned int flags);
+
+/* As cg2_match_string(), with an automaton. */
+int cg2_dfa_match_string(const struct cg2_dfa *dfa, const char *path,
+			 bool subtree);
 
 #endif /* CGROUP2_USER_H */

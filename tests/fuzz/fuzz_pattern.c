@@ -147,6 +147,49 @@ static bool ref_match(const char *pat, const char *path)
 	return ref_components(pc, np, sc, ns, memo);
 }
 
+static unsigned long dfas, dfa_rules, dfa_over;
+
+/*
+ * The rule automaton must agree with the pattern's own program (checked
+ * against the oracle above): alone, and in a rule with the previous valid
+ * pattern, where it matches when either does.
+ */
+static void check_rule(const char *pat, const char *path, int exact,
+		       int subtree)
+{
+	static char prev[256];
+	char rule[512];
+	size_t n = strlen(prev);
+	struct cg2_dfa *dfa = cg2_dfa_new(pat, 1, CG2_DFA_ALWAYS);
+
+	if (dfa) {
+		dfas++;
+		if (cg2_dfa_match_string(dfa, path, false) != exact)
+			die("automaton differs (exact)", pat, path);
+		if (cg2_dfa_match_string(dfa, path, true) != subtree)
+			die("automaton differs (subtree)", pat, path);
+		free(dfa);
+	} else {
+		dfa_over++;
+	}
+	if (n) {
+		memcpy(rule, prev, n + 1);
+		memcpy(rule + n + 1, pat, strlen(pat) + 1);
+		dfa = cg2_dfa_new(rule, 2, 0);
+		if (dfa) {
+			dfa_rules++;
+			if (cg2_dfa_match_string(dfa, path, false) !=
+			    (exact || cg2_match_string(prev, path, false)))
+				die("rule automaton differs (exact)", rule, path);
+			if (cg2_dfa_match_string(dfa, path, true) !=
+			    (subtree || cg2_match_string(prev, path, true)))
+				die("rule automaton differs (subtree)", rule, path);
+			free(dfa);
+		}
+	}
+	snprintf(prev, sizeof(prev), "%s", pat);
+}
+
 static void check_pair(const char *pat, const char *path)
 {
 	int exact = cg2_match_string(pat, path, false);
@@ -172,6 +215,7 @@ static void check_pair(const char *pat, const char *path)
 	}
 	if (any != (subtree == 1))
 		die("subtree differs from prefix matches", pat, path);
+	check_rule(pat, path, exact, subtree);
 }
 
 /* ASCII, no POSIX [: [. [= (fnmatch has them, we do not), not too deep. */
@@ -252,8 +296,9 @@ int main(int argc, char **argv)
 					  cg2_user_work()) == CG2_OK;
 		LLVMFuzzerTestOneInput((const uint8_t *)in, n);
 	}
-	printf("PASS differential: %lu inputs, %lu valid patterns, seed %llu\n",
-	       iters, valid, argc > 1 ? strtoull(argv[1], NULL, 0) : 1);
+	printf("PASS differential: %lu inputs, %lu valid patterns, seed %llu; automata: %lu of one pattern (%lu over budget), %lu of two\n",
+	       iters, valid, argc > 1 ? strtoull(argv[1], NULL, 0) : 1,
+	       dfas, dfa_over, dfa_rules);
 	return 0;
 }
 #endif
