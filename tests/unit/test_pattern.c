@@ -4,6 +4,7 @@
  * file the kernel module compiles.  One PASS/FAIL line per case.
  */
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -550,6 +551,331 @@ static void test_depth_cap(void)
 	report(!past_cap, "depth cap", "all of the above", msg);
 }
 
+/* The automaton of the @n patterns @pats, packed as the kernel packs them. */
+static struct cg2_dfa *dfa_of(const char *const *pats, unsigned int n,
+			      unsigned int flags)
+{
+	char packed[8192];
+	size_t at = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		memcpy(packed + at, pats[i], strlen(pats[i]) + 1);
+		at += strlen(pats[i]) + 1;
+	}
+	return cg2_dfa_new(packed, n, flags);
+}
+
+/* More of the grammar, each feature against '/' and the other names. */
+static const struct {
+	const char *pat, *path;
+	int exact, subtree;
+} dfa_matches[] = {
+	{ "a?b", "a/b", 0, 0 },
+	{ "a*b", "a/b", 0, 0 },
+	{ "a[!x]b", "a/b", 0, 0 },
+	{ "a[!x]b", "a-b", 1, 1 },
+	{ "{x,y}z", "yz", 1, 1 },
+	{ "{x,y}z", "xyz", 0, 0 },
+	{ "{,x}z/q", "z/q/r", 0, 1 },
+	{ "{a*,*b}", "zzb", 1, 1 },
+	{ "\\*x", "*x", 1, 1 },
+	{ "\\*x", "ax", 0, 0 },
+	{ "[\\]]x", "]x", 1, 1 },
+	{ "**", "", 1, 1 },
+	{ "**", "a/b", 1, 1 },
+	{ "a/**", "a", 1, 1 },
+	{ "a/**", "ab", 0, 0 },
+	{ "**/x", "ax", 0, 0 },
+	{ "**/x", "a/x", 1, 1 },
+	{ "**/x/**", "a/x/b", 1, 1 },
+	{ "*/**/*", "a", 0, 0 },
+	{ "*/**/*", "a/b", 1, 1 },
+	{ "x**y", "xay", 1, 1 },
+	{ "[\x80-\xff]", "\xe9", 1, 1 },
+	{ "[\x80-\xff]", "e", 0, 0 },
+};
+
+static void dfa_check(const char *pat, const char *path, int exact,
+		      int subtree)
+{
+	struct cg2_dfa *dfa = dfa_of(&pat, 1, CG2_DFA_ALWAYS);
+	char what[64];
+
+	if (!dfa) {
+		report(0, "automaton", pat, "(not built)");
+		return;
+	}
+	snprintf(what, sizeof(what), "automaton exact=%d subtree=%d", exact,
+		 subtree);
+	report(cg2_dfa_match_string(dfa, path, false) == exact &&
+	       cg2_dfa_match_string(dfa, path, true) == subtree,
+	       what, pat, path);
+	free(dfa);
+}
+
+/* Every case of the per-pattern tables, and more grammar, as automata. */
+static void test_dfa_matches(void)
+{
+	for (size_t i = 0; i < sizeof(matches) / sizeof(matches[0]); i++)
+		dfa_check(matches[i].pat, matches[i].path, matches[i].exact,
+			  matches[i].subtree);
+	for (size_t i = 0; i < sizeof(dfa_matches) / sizeof(dfa_matches[0]); i++) {
+		const char *pat = dfa_matches[i].pat, *path = dfa_matches[i].path;
+
+		report(cg2_match_string(pat, path, false) == dfa_matches[i].exact &&
+		       cg2_match_string(pat, path, true) == dfa_matches[i].subtree,
+		       "program", pat, path);
+		dfa_check(pat, path, dfa_matches[i].exact,
+			  dfa_matches[i].subtree);
+	}
+}
+
+/*
+ * A rule matches when any of its patterns does; a single pattern that
+ * reads each name once keeps its program (no automaton) unless asked.
+ */
+static void test_dfa_rules(void)
+{
+	static const char *const rule[] = {
+		"system.slice/sshd.service", "user.slice/**/app-*.scope",
+		"**/web.service", "kb.slice/x?.service",
+	};
+	static const struct { const char *path; int exact, subtree; } paths[] = {
+		{ "system.slice/sshd.service", 1, 1 },
+		{ "system.slice/sshd.service/x", 0, 1 },
+		{ "system.slice", 0, 0 },
+		{ "user.slice/user-1.slice/app-a.scope", 1, 1 },
+		{ "user.slice/app-a.scope/app-b.scope/c", 0, 1 },
+		{ "a/b/web.service", 1, 1 },
+		{ "a/b/web.services", 0, 0 },
+		{ "kb.slice/x1.service", 1, 1 },
+		{ "kb.slice/x12.service", 0, 0 },
+		{ "", 0, 0 },
+	};
+	static const char *const once[] = {
+		"system.slice/sshd.service", "**/*z", "a/**/b/**/c", "*/x/*",
+	};
+	static const char *const twice[] = { "**/a/b", "user.slice/**/x/*" };
+	struct cg2_dfa *dfa = dfa_of(rule, 4, 0);
+	char what[80];
+
+	for (size_t i = 0; dfa && i < sizeof(paths) / sizeof(paths[0]); i++) {
+		snprintf(what, sizeof(what), "rule of 4, exact=%d subtree=%d",
+			 paths[i].exact, paths[i].subtree);
+		report(cg2_dfa_match_string(dfa, paths[i].path, false) ==
+		       paths[i].exact &&
+		       cg2_dfa_match_string(dfa, paths[i].path, true) ==
+		       paths[i].subtree, what, rule[0], paths[i].path);
+	}
+	report(!!dfa, "automaton", rule[0], "and 3 more: built");
+	free(dfa);
+	for (size_t i = 0; i < sizeof(once) / sizeof(once[0]); i++)
+		report(cg2_dfa_build(once[i], 1, 0, cg2_user_dfa_work()) == 0,
+		       "automaton", once[i],
+		       "none: the program reads each name once");
+	for (size_t i = 0; i < sizeof(twice) / sizeof(twice[0]); i++)
+		report(cg2_dfa_build(twice[i], 1, 0, cg2_user_dfa_work()) != 0,
+		       "automaton", twice[i],
+		       "built: the program may read a name twice");
+}
+
+/*
+ * Byte classes: every byte a name may hold, against a rule whose brackets
+ * and bytes cut the byte range in overlapping pieces, agrees with the
+ * patterns' own programs.
+ */
+static void test_dfa_classes(void)
+{
+	static const char *const rule[] = {
+		"[a-f]x", "c*", "[!b-d]y", "*[\x7f-\xfe]", "\xff?", "[]-]z",
+	};
+	struct cg2_dfa *dfa = dfa_of(rule, 6, 0);
+	unsigned int bad = 0, tried = 0;
+	char path[3] = { 0, 0, 0 }, what[64];
+	const char *tails = "xyz\xff.";
+
+	for (unsigned int c = 1; dfa && c < 256; c++) {
+		if (c == '/')
+			continue;
+		for (const char *t = tails; *t; t++) {
+			int any = 0;
+
+			path[0] = c;
+			path[1] = *t;
+			for (size_t i = 0; i < 6; i++)
+				any |= cg2_match_string(rule[i], path, false);
+			bad += cg2_dfa_match_string(dfa, path, false) != any;
+			tried++;
+		}
+	}
+	snprintf(what, sizeof(what), "%u of %u two-byte names disagree",
+		 bad, tried);
+	report(dfa && !bad && tried == 254 * 5, "byte classes", rule[0], what);
+	free(dfa);
+}
+
+/*
+ * Budgets: the exponential family in one rule goes past the states, and
+ * the rule keeps its programs; a rule of real service patterns stays far
+ * below.
+ */
+static void test_dfa_budget(void)
+{
+	static const char *const blowup[] = {
+		"*a??????", "*b??????", "*c??????",
+	};
+	static const char *const real[] = {
+		"system.slice/*.service", "user.slice/user-*.slice/**",
+		"user.slice/**/app-firefox-*.scope", "**/docker-*.scope",
+		"machine.slice/{libvirt,qemu}-*.scope", "system.slice/sshd.service",
+	};
+	struct cg2_dfa *dfa;
+	char what[80];
+	size_t size;
+
+	for (size_t i = 0; i < 3; i++)
+		report(cg2_validate(blowup[i], strlen(blowup[i]), 255, NULL,
+				    cg2_user_work()) == CG2_OK,
+		       "valid", blowup[i], "(2^7 states alone)");
+	size = cg2_dfa_build("*a??????\0*b??????\0*c??????", 3, 0,
+			     cg2_user_dfa_work());
+	report(size == 0, "automaton budget", "*a?????? *b?????? *c??????",
+	       "none: more than CG2_DFA_MAX_STATES states");
+	dfa = dfa_of(blowup, 2, 0);
+	snprintf(what, sizeof(what), "two of them: %u states",
+		 dfa ? cg2_dfa_states(dfa) : 0);
+	report(dfa && cg2_dfa_states(dfa) <= CG2_DFA_MAX_STATES,
+	       "automaton budget", blowup[0], what);
+	free(dfa);
+	dfa = dfa_of(real, 6, 0);
+	snprintf(what, sizeof(what), "6 service patterns: %u states, %zu bytes",
+		 dfa ? cg2_dfa_states(dfa) : 0, dfa ? cg2_dfa_size(dfa) : 0);
+	report(dfa && cg2_dfa_states(dfa) < 200, "automaton budget", real[0],
+	       what);
+	free(dfa);
+}
+
+/* The depth cap, as the programs: a deeper path is judged at depth 64. */
+static void test_dfa_depth_cap(void)
+{
+	static const char *const pats[] = {
+		"**/x", "**/y", "a/**/y/**", "a/**/y/a", "a/**/y/x",
+		"**/a", "a/**/a/x", "**/y/**/x", "*/**",
+	};
+	static const unsigned int deep[] = { 64, 65, 100, 1000, 10000 };
+	struct names nm = { NULL, "a", "y", CG2_MAX_DEPTH - 1 };
+	struct names xm = { NULL, "a", "x", 69 };
+	struct cg2_path path = { names_component, &nm, 0 };
+	struct cg2_path xp = { names_component, &xm, 0 };
+	char msg[120];
+
+	past_cap = 0;
+	for (size_t p = 0; p < sizeof(pats) / sizeof(pats[0]); p++) {
+		struct cg2_dfa *dfa = dfa_of(&pats[p], 1, CG2_DFA_ALWAYS);
+		struct cg2_prog *prog = cg2_prog_new(pats[p]);
+
+		for (size_t d = 0; dfa && d < sizeof(deep) / sizeof(deep[0]); d++) {
+			path.depth = xp.depth = deep[d];
+			snprintf(msg, sizeof(msg),
+				 "automaton at depth %u: as the program", deep[d]);
+			report(cg2_dfa_match_exact(dfa, &path) ==
+			       cg2_match_exact(prog, &path) &&
+			       cg2_dfa_match_subtree(dfa, &path) ==
+			       cg2_match_subtree(prog, &path) &&
+			       cg2_dfa_match_subtree(dfa, &xp) ==
+			       cg2_match_subtree(prog, &xp) &&
+			       cg2_dfa_match_exact(dfa, &xp) ==
+			       cg2_match_exact(prog, &xp),
+			       "depth cap", pats[p], msg);
+		}
+		report(!!dfa, "depth cap", pats[p], "automaton built");
+		free(dfa);
+		free(prog);
+	}
+	snprintf(msg, sizeof(msg), "%lu components read past depth %u",
+		 past_cap, CG2_MAX_DEPTH);
+	report(!past_cap, "depth cap", "automata", msg);
+}
+
+static double cpu_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/*
+ * The costliest accepted rules (tests/bench/lib.sh WIDE: 64 x "**" "*X" at
+ * depth 2, 56 x "**" "*a" "*a" "*X" at 8, the latter at 64 too) over
+ * kbench's first-judgement paths: a short name, then 200-byte names of
+ * "a" ending in a digit.  Steps and CPU time of the programs one by one,
+ * then of the rule's automaton, which must read one entry per byte and
+ * one per name: at most L + D + 1 steps.
+ */
+static void wide_rule(char *const *pats, unsigned int n, unsigned int depth)
+{
+	static char name[201];
+	struct names nm = { "k1", name, NULL, 0 };
+	struct cg2_path path = { names_component, &nm, depth };
+	struct cg2_prog *progs[64];
+	struct cg2_dfa *dfa = dfa_of((const char *const *)pats, n, 0);
+	unsigned long prog_steps, dfa_steps, bytes;
+	double t0, t_prog, t_dfa;
+	bool any = false, dfa_any;
+	char what[200];
+	int reps = 200;
+
+	memset(name, 'a', 199);
+	name[199] = '7';
+	bytes = strlen("k1") + (depth - 1) * 200;
+	for (unsigned int i = 0; i < n; i++)
+		progs[i] = cg2_prog_new(pats[i]);
+	prog_steps = steps_of((const struct cg2_prog *const *)progs, n, &path,
+			      &any);
+	t0 = cpu_us();
+	for (int r = 0; r < reps; r++)
+		steps_of((const struct cg2_prog *const *)progs, n, &path, &any);
+	t_prog = (cpu_us() - t0) / reps;
+	cg2_steps = 0;
+	dfa_any = dfa && cg2_dfa_match_subtree(dfa, &path);
+	dfa_steps = cg2_steps;
+	t0 = cpu_us();
+	for (int r = 0; dfa && r < reps; r++)
+		cg2_dfa_match_subtree(dfa, &path);
+	t_dfa = (cpu_us() - t0) / reps;
+	snprintf(what, sizeof(what),
+		 "x %u at depth %u (%lu name bytes): programs %lu steps %.1f us, automaton (%u states, %zu bytes) %lu steps %.2f us",
+		 n, depth, bytes, prog_steps, t_prog,
+		 dfa ? cg2_dfa_states(dfa) : 0, dfa ? cg2_dfa_size(dfa) : 0,
+		 dfa_steps, t_dfa);
+	report(dfa && dfa_any == any && dfa_steps <= bytes + depth + 1,
+	       "one pass", pats[0], what);
+	for (unsigned int i = 0; i < n; i++)
+		free(progs[i]);
+	free(dfa);
+}
+
+static void test_one_pass(void)
+{
+	static const char ends[] = "bcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_@+=~%^:.,#&";
+	static const unsigned int depths[] = { 2, 8, 64 };
+	char *pats[64];
+
+	for (size_t d = 0; d < sizeof(depths) / sizeof(depths[0]); d++) {
+		unsigned int n = depths[d] == 2 ? 64 : 56;
+
+		for (unsigned int i = 0; i < n; i++) {
+			pats[i] = malloc(32);
+			snprintf(pats[i], 32, "**%s/*%c",
+				 depths[d] == 2 ? "" : "/*a/*a", ends[i]);
+		}
+		wide_rule(pats, n, depths[d]);
+		for (unsigned int i = 0; i < n; i++)
+			free(pats[i]);
+	}
+}
+
 int main(void)
 {
 	test_matches();
@@ -557,6 +883,12 @@ int main(void)
 	test_info();
 	test_cost();
 	test_depth_cap();
+	test_dfa_matches();
+	test_dfa_rules();
+	test_dfa_classes();
+	test_dfa_budget();
+	test_dfa_depth_cap();
+	test_one_pass();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
