@@ -193,16 +193,13 @@ static void cg2_check_pattern(const char *pat, size_t len)
 	}
 }
 
-/* Matcher states of the patterns in @info, which the kernel budgets. */
-static unsigned int cg2_rule_states(const struct xt_cgroup2_info *info)
-{
-	const char *p = info->patterns;
-	unsigned int i, states = 0;
-
-	for (i = 0; i < info->count; i++, p += strlen(p) + 1)
-		states += cg2_cost(p, strlen(p), cg2_user_work());
-	return states;
-}
+/*
+ * Matcher states of the patterns of the rule being parsed, which the
+ * kernel budgets: each pattern is priced once, as it is parsed (a rule's
+ * options are parsed in order, from an empty one), not again for each
+ * later --path.
+ */
+static unsigned int cg2_rule_states;
 
 static void cgroup2_parse(struct xt_option_call *cb)
 {
@@ -221,7 +218,10 @@ static void cgroup2_parse(struct xt_option_call *cb)
 
 	len = strlen(pat);
 	cg2_check_pattern(pat, len);
-	states = cg2_rule_states(info) + cg2_cost(pat, len, cg2_user_work());
+	if (info->count == 0)
+		cg2_rule_states = 0;
+	/* Built by cg2_check_pattern() above: this only reads its price. */
+	states = cg2_rule_states + cg2_cost(pat, len, cg2_user_work());
 	if (states > XT_CGROUP2_MAX_STATES)
 		cg2_path_error(pat, "brings the patterns of this rule to %u "
 			       "matcher states, more than %u: spread them over "
@@ -234,6 +234,7 @@ static void cgroup2_parse(struct xt_option_call *cb)
 		cg2_path_error(pat, "does not fit: the patterns of one rule "
 			       "take at most %u bytes, one NUL after each",
 			       XT_CGROUP2_PATTERNS_SIZE);
+	cg2_rule_states = states;
 	memcpy(info->patterns + info->len, pat, len + 1);
 	info->len += len + 1;
 	info->count++;

@@ -43,8 +43,9 @@
 struct cg2_rule {
 	struct cg2_verdicts verdicts;	/* cached, inversion applied */
 	struct cg2_share share;		/* key: namespace root, inversion, ... */
-	unsigned int	count;		/* compiled patterns in @progs */
-	char		progs[] __aligned(8);	/* cg2_compile() output, packed */
+	unsigned int	count;		/* compiled patterns in @progs, or 0 */
+	/* cg2_compile() output, packed; when @count is 0, cg2_dfa_write()'s */
+	char		progs[] __aligned(8);
 };
 
 /*
@@ -124,6 +125,9 @@ static bool cg2_judge(const struct cg2_rule *rule, struct cgroup *cgrp)
 	 * is judged as its ancestor at that depth, at that ancestor's cost.
 	 */
 	path.depth = cgrp->level - key->root_level;
+	/* One automaton for all the patterns: each name is read once. */
+	if (!rule->count)
+		return cg2_dfa_match_subtree((const struct cg2_dfa *)prog, &path);
 	for (i = 0; i < rule->count; i++) {
 		if (cg2_match_subtree((const struct cg2_prog *)prog, &path))
 			return true;
@@ -166,12 +170,33 @@ static bool cgroup2_mt(const struct sk_buff *skb, struct xt_action_param *par)
 }
 
 /*
+ * Scratch of one rule's checks, from one allocation: the pattern work
+ * area, and the patterns' programs staged there as each is checked (so
+ * that each is compiled once, not again to size and write them).  A rule's programs take at
+ * most 64 headers of 10 bytes, 8 bytes per component (1,024 at most in
+ * 2 KiB of patterns), 256 class bytes per glob pattern, table bytes
+ * within XT_CGROUP2_MAX_STATES * CG2_TABLE_PER_STATE, 2 KiB of text and
+ * a byte of padding each: under 43 KiB.
+ */
+#define CG2_STAGE_SIZE	(48 * 1024)
+
+struct cg2_scratch {
+	char		work[CG2_WORK_SIZE] __aligned(8);	/* zeroed */
+	char		staged[CG2_STAGE_SIZE] __aligned(8);
+	size_t		nstaged;
+};
+
+/*
  * Pattern @i (0-based) of @n bytes is valid, and the patterns up to it stay
- * within the rule's budget of matcher states, kept in @states.
+ * within the rule's budget of matcher states, kept in @states; its program
+ * is staged in @sc.
  */
 static int cg2_check_pattern(const char *p, size_t n, unsigned int i,
-			     unsigned int *states, struct cg2_work *work)
+			     unsigned int *states, struct cg2_scratch *sc)
 {
+	struct cg2_work *work = (struct cg2_work *)sc->work;
+	size_t size;
+
 	enum cg2_error err;
 	size_t off;
 
@@ -188,6 +213,13 @@ static int cg2_check_pattern(const char *p, size_t n, unsigned int i,
 				    i + 1, *states, XT_CGROUP2_MAX_STATES);
 		return -EINVAL;
 	}
+	/* Built by cg2_validate() above: this only writes it out. */
+	size = cg2_compile(p, n, NULL, 0, work);
+	if (WARN_ON_ONCE(!size || size > CG2_STAGE_SIZE - sc->nstaged))
+		return -EINVAL;
+	sc->nstaged += cg2_compile(p, n,
+				   (struct cg2_prog *)(sc->staged + sc->nstaged),
+				   size, work);
 	return 0;
 }
 
@@ -219,7 +251,7 @@ static int cg2_check_info(const struct xt_cgroup2_info *info)
 
 /* The @info->count patterns fill @info->len bytes, each valid. */
 static int cg2_check_patterns(const struct xt_cgroup2_info *info,
-			      struct cg2_work *work)
+			      struct cg2_scratch *sc)
 {
 	const char *p = info->patterns, *end = info->patterns + info->len;
 	unsigned int i, states = 0;
@@ -233,7 +265,7 @@ static int cg2_check_patterns(const struct xt_cgroup2_info *info,
 					    i + 1, info->len);
 			return -EINVAL;
 		}
-		ret = cg2_check_pattern(p, n, i, &states, work);
+		ret = cg2_check_pattern(p, n, i, &states, sc);
 		if (ret)
 			return ret;
 		p += n + 1;
@@ -257,31 +289,34 @@ static int cg2_check_unused(const struct xt_cgroup2_info *info)
 }
 
 /*
- * Compile every pattern of the (validated) rule once, here in the control
- * path, into one allocation: the packet path only runs the programs.
+ * The compiled form of the checked rule, in one allocation sized first:
+ * the rule's automaton when it has one (see cg2_dfa_build()), else the
+ * programs staged while checking.  Built here, in the control path: the
+ * packet path only runs it.
  */
 static struct cg2_rule *cg2_rule_compile(const struct xt_cgroup2_info *info,
-					 struct cg2_work *work)
+					 const struct cg2_scratch *sc)
 {
-	const char *p = info->patterns;
-	struct cg2_rule *rule;
-	size_t size = 0, n;
-	unsigned int i;
+	struct cg2_dfa_work *dw = NULL;
+	struct cg2_rule *rule = NULL;
+	size_t size = 0;
 
-	for (i = 0; i < info->count; i++, p += n + 1) {
-		n = strlen(p);
-		size += cg2_compile(p, n, NULL, 0, work);
+	/* One pattern without "**" reads each name once as it is. */
+	if (info->count > 1 || cg2_depth(info->patterns) < 0) {
+		dw = kvmalloc(CG2_DFA_WORK_SIZE, GFP_KERNEL_ACCOUNT);
+		if (!dw)
+			return NULL;
+		size = cg2_dfa_build(info->patterns, info->count, 0, dw);
 	}
-	rule = kzalloc(struct_size(rule, progs, size), GFP_KERNEL_ACCOUNT);
-	if (!rule)
-		return NULL;
-	for (i = 0, p = info->patterns, size = 0; i < info->count;
-	     i++, p += n + 1) {
-		n = strlen(p);
-		size += cg2_compile(p, n, (struct cg2_prog *)(rule->progs + size),
-				    SIZE_MAX, work);
+	rule = kvzalloc(struct_size(rule, progs, size ?: sc->nstaged),
+			GFP_KERNEL_ACCOUNT);
+	if (rule && size) {
+		cg2_dfa_write(dw, (struct cg2_dfa *)rule->progs);
+	} else if (rule) {
+		memcpy(rule->progs, sc->staged, sc->nstaged);
+		rule->count = info->count;
 	}
-	rule->count = info->count;
+	kvfree(dw);
 	return rule;
 }
 
@@ -289,17 +324,19 @@ static struct cg2_rule *cg2_rule_compile(const struct xt_cgroup2_info *info,
 static struct cg2_rule *cg2_rule_new(const struct cg2_key *key,
 				     const struct xt_cgroup2_info *info)
 {
-	struct cg2_work *work;
+	struct cg2_scratch *sc;
 	struct cg2_rule *rule;
 	int ret;
 
-	/* Compiling a pattern needs more room than a kernel stack has. */
-	work = kvzalloc(CG2_WORK_SIZE, GFP_KERNEL_ACCOUNT);
-	if (!work)
+	/* Compiling needs more room than a kernel stack has. */
+	sc = kvmalloc(sizeof(*sc), GFP_KERNEL_ACCOUNT);
+	if (!sc)
 		return ERR_PTR(-ENOMEM);
-	ret = cg2_check_patterns(info, work);
-	rule = ret ? NULL : cg2_rule_compile(info, work);
-	kvfree(work);
+	memset(sc->work, 0, sizeof(sc->work));
+	sc->nstaged = 0;
+	ret = cg2_check_patterns(info, sc);
+	rule = ret ? NULL : cg2_rule_compile(info, sc);
+	kvfree(sc);
 	if (ret)
 		return ERR_PTR(ret);
 	if (!rule)
@@ -315,7 +352,7 @@ static struct cg2_rule *cg2_rule_new(const struct cg2_key *key,
 err_cache:
 	cg2_cache_leave(&rule->verdicts, false);
 err_rule:
-	kfree(rule);
+	kvfree(rule);
 	return ERR_PTR(ret);
 }
 
@@ -324,7 +361,7 @@ static void cg2_rule_free(struct cg2_rule *rule, bool reached)
 {
 	cg2_share_free(&rule->share);
 	cg2_cache_leave(&rule->verdicts, reached);
-	kfree(rule);
+	kvfree(rule);
 	atomic_dec(&cg2_rules);
 }
 
