@@ -75,6 +75,11 @@ static atomic_t cg2_rules = ATOMIC_INIT(0);
 module_param_named(rules, cg2_rules.counter, int, 0444);
 MODULE_PARM_DESC(rules, "compiled rules, each shared by all rules of the same key");
 
+/* Compiled rules that judge with one automaton for all their patterns. */
+static atomic_t cg2_automata = ATOMIC_INIT(0);
+module_param_named(automata, cg2_automata.counter, int, 0444);
+MODULE_PARM_DESC(automata, "compiled rules whose patterns are one automaton");
+
 /*
  * Names whose lengths a judgement remembers, from the top of the path: a
  * rule of many patterns, or one with "**", reads a name many times, and
@@ -348,6 +353,8 @@ static struct cg2_rule *cg2_rule_new(const struct cg2_key *key,
 	if (ret)
 		goto err_cache;
 	atomic_inc(&cg2_rules);
+	if (!rule->count)
+		atomic_inc(&cg2_automata);
 	return rule;
 err_cache:
 	cg2_cache_leave(&rule->verdicts, false);
@@ -361,6 +368,8 @@ static void cg2_rule_free(struct cg2_rule *rule, bool reached)
 {
 	cg2_share_free(&rule->share);
 	cg2_cache_leave(&rule->verdicts, reached);
+	if (!rule->count)
+		atomic_dec(&cg2_automata);
 	kvfree(rule);
 	atomic_dec(&cg2_rules);
 }
