@@ -724,29 +724,43 @@ static bool cg2_step(const struct cg2_work *w, const struct cg2_state *st,
 /*
  * Split the bytes into classes: two bytes share one when every byte state
  * and bracket of the pattern consumes both or neither (partition
- * refinement, one state at a time).
+ * refinement, one state at a time).  This refines the @n classes by the
+ * state @st, and returns how many there are then.
  */
+static unsigned int cg2_refine(unsigned char *classes,
+			       unsigned short (*split)[256],
+			       const struct cg2_set *sets,
+			       const struct cg2_state *st, unsigned int n)
+{
+	unsigned int c, in;
+
+	if (st->op != CG2_OP_BYTE && st->op != CG2_OP_SET)
+		return n;
+	memset(split, 0xff, 2 * sizeof(*split));
+	for (c = 0, n = 0; c < 256; c++) {
+		in = cg2_consumes(sets, st, c);
+		if (split[in][classes[c]] == 0xffff)
+			split[in][classes[c]] = n++;
+		classes[c] = split[in][classes[c]];
+	}
+	return n;
+}
+
+/* One byte of each class: the one the subset construction runs. */
+static void cg2_class_reps(const unsigned char *classes, unsigned char *rep)
+{
+	for (unsigned int c = 256; c-- > 0;)
+		rep[classes[c]] = c;
+}
+
 static void cg2_find_classes(struct cg2_work *w, unsigned int nstates)
 {
-	unsigned int s, c, in, n;
-
 	memset(w->classes, 0, sizeof(w->classes));
 	w->nclasses = 1;
-	for (s = 0; s < nstates; s++) {
-		if (w->states[s].op != CG2_OP_BYTE &&
-		    w->states[s].op != CG2_OP_SET)
-			continue;
-		memset(w->split, 0xff, sizeof(w->split));
-		for (c = 0, n = 0; c < 256; c++) {
-			in = cg2_consumes(w->sets, &w->states[s], c);
-			if (w->split[in][w->classes[c]] == 0xffff)
-				w->split[in][w->classes[c]] = n++;
-			w->classes[c] = w->split[in][w->classes[c]];
-		}
-		w->nclasses = n;
-	}
-	for (c = 256; c-- > 0;)
-		w->rep[w->classes[c]] = c;
+	for (unsigned int s = 0; s < nstates; s++)
+		w->nclasses = cg2_refine(w->classes, w->split, w->sets,
+					 &w->states[s], w->nclasses);
+	cg2_class_reps(w->classes, w->rep);
 }
 
 static unsigned int cg2_hash(const unsigned long long *set)
@@ -1320,26 +1334,13 @@ static void cg2_nfa_close(struct cg2_dfa_work *w)
 static void cg2_dfa_classes(struct cg2_dfa_work *w)
 {
 	static const struct cg2_state slash = { CG2_OP_BYTE, '/' };
-	unsigned int s, c, in, n;
-	const struct cg2_state *st;
 
 	memset(w->classes, 0, sizeof(w->classes));
-	w->nclasses = 1;
-	for (s = 0; s <= w->nnfa; s++) {
-		st = s < w->nnfa ? &w->nfa[s] : &slash;
-		if (st->op != CG2_OP_BYTE && st->op != CG2_OP_SET)
-			continue;
-		memset(w->split, 0xff, sizeof(w->split));
-		for (c = 0, n = 0; c < 256; c++) {
-			in = cg2_consumes(w->sets, st, c);
-			if (w->split[in][w->classes[c]] == 0xffff)
-				w->split[in][w->classes[c]] = n++;
-			w->classes[c] = w->split[in][w->classes[c]];
-		}
-		w->nclasses = n;
-	}
-	for (c = 256; c-- > 0;)
-		w->rep[w->classes[c]] = c;
+	w->nclasses = cg2_refine(w->classes, w->split, w->sets, &slash, 1);
+	for (unsigned int s = 0; s < w->nnfa; s++)
+		w->nclasses = cg2_refine(w->classes, w->split, w->sets,
+					 &w->nfa[s], w->nclasses);
+	cg2_class_reps(w->classes, w->rep);
 }
 
 /*
