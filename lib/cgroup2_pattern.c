@@ -1416,7 +1416,7 @@ static int cg2_dfa_step(struct cg2_dfa_work *w, unsigned int r,
 			unsigned int k)
 {
 	unsigned char c = w->rep[k];
-	unsigned int i, s;
+	unsigned int i, s, n;
 	bool fits = true;
 
 	for (i = 0; i < w->row_len[r]; i++) {
@@ -1425,13 +1425,14 @@ static int cg2_dfa_step(struct cg2_dfa_work *w, unsigned int r,
 			cg2_nfa_add(w, cg2_nfa_target(&w->nfa[s], s, c));
 	}
 	cg2_nfa_close(w);
-	return cg2_dfa_row(w, cg2_dfa_collect(w, &fits), fits);
+	n = cg2_dfa_collect(w, &fits);	/* sets fits: not in one expression */
+	return cg2_dfa_row(w, n, fits);
 }
 
 /* Subset construction from the NFA in @w; false past a budget. */
 static bool cg2_dfa_construct(struct cg2_dfa_work *w)
 {
-	unsigned int r, k;
+	unsigned int r, k, n;
 	bool fits = true;
 	int t;
 
@@ -1443,7 +1444,8 @@ static bool cg2_dfa_construct(struct cg2_dfa_work *w)
 	cg2_dfa_row(w, 0, true);		/* row 0: dead */
 	cg2_nfa_add(w, 1);
 	cg2_nfa_close(w);
-	if (cg2_dfa_row(w, cg2_dfa_collect(w, &fits), fits) != 1)
+	n = cg2_dfa_collect(w, &fits);
+	if (cg2_dfa_row(w, n, fits) != 1)
 		return false;
 	for (r = 0; r < w->nrows; r++) {
 		for (k = 0; k < w->nclasses; k++) {

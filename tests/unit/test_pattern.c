@@ -755,6 +755,57 @@ static void test_dfa_budget(void)
 	free(dfa);
 }
 
+/*
+ * The kernel's worst_rule: two patterns whose every state stays alive on
+ * "a"s, so each row holds hundreds of NFA states and the row pool runs
+ * out.  Once it did silently (the budget flag was read before it was
+ * set): a 1,151-state automaton that matched nothing.  Whatever is built
+ * must agree with the programs; this rule must be refused.
+ */
+static void test_dfa_pool(void)
+{
+	char w1[300] = "**/", w2[300] = "**/", packed[600], path[700];
+	const char *pats[2] = { w1, w2 };
+	char a[201], b[201], c[201];
+	struct cg2_dfa *dfa;
+	int bad = 0;
+
+	for (int i = 0; i < 127; i++) {
+		strcat(w1, "*?");
+		strcat(w2, "*a");
+	}
+	strcat(w1, "b");
+	strcat(w2, "c");
+	memset(a, 'a', 200);
+	a[200] = b[200] = c[200] = '\0';
+	memcpy(b, a, 200);
+	memcpy(c, a, 200);
+	b[199] = 'b';
+	c[199] = 'c';
+	b[190] = c[190] = 'i';
+	memcpy(packed, w1, strlen(w1) + 1);
+	memcpy(packed + strlen(w1) + 1, w2, strlen(w2) + 1);
+	report(cg2_dfa_build(packed, 2, 0, cg2_user_dfa_work()) == 0,
+	       "automaton budget", "worst_rule's two patterns",
+	       "none: its rows need more than the pool of NFA states");
+	for (int p = 0; p < 2; p++) {
+		dfa = dfa_of(&pats[p], 1, CG2_DFA_ALWAYS);
+		for (int n = 0; dfa && n < 27; n++) {
+			const char *names[3] = { a, b, c };
+
+			snprintf(path, sizeof(path), "w/%s/%s", names[n / 9 % 3],
+				 names[n / 3 % 3]);
+			if (n % 3)
+				snprintf(path, sizeof(path), "%s", names[n % 3]);
+			bad += cg2_dfa_match_string(dfa, path, true) !=
+			       cg2_match_string(pats[p], path, true);
+		}
+		report(dfa && !bad, "automaton budget", p ? "**/127 x *a, c" :
+		       "**/127 x *?, b", "built alone, as the program");
+		free(dfa);
+	}
+}
+
 /* The depth cap, as the programs: a deeper path is judged at depth 64. */
 static void test_dfa_depth_cap(void)
 {
@@ -887,6 +938,7 @@ int main(void)
 	test_dfa_rules();
 	test_dfa_classes();
 	test_dfa_budget();
+	test_dfa_pool();
 	test_dfa_depth_cap();
 	test_one_pass();
 	printf("%d passed, %d failed\n", passed, failed);
