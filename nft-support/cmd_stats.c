@@ -2,6 +2,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "daemon_config.h"
 #include "nl_counters.h"
@@ -9,6 +11,7 @@
 #include "util_log.h"
 #include "nl_set.h"
 #include "acct_statefile.h"
+#include "acct_statelock.h"
 #include "acct_stats.h"
 #include "cmd_stats.h"
 
@@ -62,6 +65,33 @@ static void read_live(struct nfs *n, struct acct *a)
 	idset_free(&ids);
 }
 
+/*
+ * How long --stats waits for the daemon's save of readings it holds: the
+ * save is due a second after the reading.
+ */
+#define STATS_LOCK_WAIT	3.0
+
+/*
+ * The state lock, shared, or -1 when there is none to take: no daemon of
+ * this version made it, or it is not ours to open.
+ */
+static int wait_for_save(const struct options *o)
+{
+	int fd, ret;
+
+	fd = state_lock_open(o->state_dir);
+	if (fd < 0)
+		return -1;
+	ret = state_lock_take(fd, LOCK_SH, STATS_LOCK_WAIT);
+	if (ret == -EWOULDBLOCK)
+		warn("%s/%s: the daemon has held readings unsaved for %g s; the totals may lack them",
+		     o->state_dir, STATE_LOCK_NAME, STATS_LOCK_WAIT);
+	else if (ret)
+		warn("%s/%s: %s; the totals may lack the daemon's last readings",
+		     o->state_dir, STATE_LOCK_NAME, strerror(-ret));
+	return fd;
+}
+
 static int load(const struct options *o, struct acct_store *s)
 {
 	char path[4200], msg[600];
@@ -77,34 +107,50 @@ static int load(const struct options *o, struct acct_store *s)
 	return ret;
 }
 
-int stats_command(const struct options *o)
+/* The saved totals, brought up to date with the live counters: 0 or 1. */
+static int read_totals(const struct options *o, struct acct_store *s,
+		       const char *only)
 {
-	struct acct_store s = { 0 };
-	char only[3 * NFTCG_NAME_MAX], boot[40];
+	char boot[40];
 	struct nfs nfs;
 	size_t i;
 	int ret;
 
-	if (parse_only(o, only, sizeof(only)))
-		return 2;
-	if (load(o, &s))
+	if (load(o, s))
 		return 1;
 	state_boot_id(boot, sizeof(boot));
-	acct_store_boot(&s, boot);
-	if (*only && !acct_store_find(&s, only)) {
+	acct_store_boot(s, boot);
+	if (*only && !acct_store_find(s, only)) {
 		err("--stats: no accounting for %s", only);
-		acct_store_free(&s);
 		return 1;
 	}
 	ret = nfs_open(&nfs);
-	if (ret)
+	if (ret) {
 		warn("netlink: %s; showing the totals last saved", strerror(-ret));
-	for (i = 0; !ret && i < s.n; i++)
-		if (!*only || !strcmp(s.v[i]->name, only))
-			read_live(&nfs, s.v[i]);
-	if (!ret)
-		nfs_close(&nfs);
-	stats_print(stdout, &s, *only ? only : NULL, o->json);
-	acct_store_free(&s);
+		return 0;
+	}
+	for (i = 0; i < s->n; i++)
+		if (!*only || !strcmp(s->v[i]->name, only))
+			read_live(&nfs, s->v[i]);
+	nfs_close(&nfs);
 	return 0;
+}
+
+int stats_command(const struct options *o)
+{
+	struct acct_store s = { 0 };
+	char only[3 * NFTCG_NAME_MAX];
+	int ret, lock;
+
+	if (parse_only(o, only, sizeof(only)))
+		return 2;
+	/* the state file and the live counters, read under one lock */
+	lock = wait_for_save(o);
+	ret = read_totals(o, &s, only);
+	if (lock >= 0)
+		close(lock);
+	if (!ret)
+		stats_print(stdout, &s, *only ? only : NULL, o->json);
+	acct_store_free(&s);
+	return ret;
 }

@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "daemon_acct.h"
 #include "nl_counters.h"
@@ -13,6 +15,8 @@
 #include "nl_set.h"
 #include "cg_tree.h"
 #include "acct_statefile.h"
+#include "acct_statelock.h"
+#include "util_clock.h"
 
 /* Every path of the tree can be counted. */
 _Static_assert(CGTREE_MAX_DEPTH * (NAME_MAX + 1) <= ACCT_MAX_PATH_LEN,
@@ -20,6 +24,12 @@ _Static_assert(CGTREE_MAX_DEPTH * (NAME_MAX + 1) <= ACCT_MAX_PATH_LEN,
 
 /* Totals changed: save this soon, not at every commit. */
 #define SAVE_DELAY	1.0
+/*
+ * How long a reading waits for the state lock: --stats holds it for a few
+ * milliseconds.  Past that the reading goes on unlocked: only the daemon's
+ * user can hold the lock, but a reader stopped with ^Z must not stop us.
+ */
+#define LOCK_WAIT	0.1
 
 static void load_state(struct acctd *ad)
 {
@@ -41,6 +51,7 @@ void acctd_init(struct acctd *ad, const char *state_dir,
 
 	ad->metrics_path = metrics_path;
 	ad->interval = interval;
+	ad->lock_fd = -1;
 	ad->tick_at = tnow + interval;
 	state_boot_id(boot, sizeof(boot));
 	if (state_dir) {
@@ -128,13 +139,61 @@ static void confirm_unseen(struct nfs *n, struct target *t)
 	free(ids);
 }
 
+/* Without systemd's StateDirectory=, the first save makes the directory. */
+static int make_state_dir(const char *state_path)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", state_path);
+	*strrchr(dir, '/') = '\0';
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int open_lock(const char *state_path)
+{
+	char dir[PATH_MAX];
+	int ret;
+
+	ret = make_state_dir(state_path);
+	if (ret)
+		return ret;
+	snprintf(dir, sizeof(dir), "%s", state_path);
+	*strrchr(dir, '/') = '\0';
+	return state_lock_create(dir);
+}
+
+/*
+ * Before a reading: what it takes in is in the state file only after the
+ * next save, which is due within SAVE_DELAY and releases the lock.
+ */
+static void hold_unsaved(struct acctd *ad)
+{
+	int ret;
+
+	if (!*ad->state_path || ad->holding)
+		return;
+	if (ad->lock_fd < 0)
+		ad->lock_fd = open_lock(ad->state_path);
+	ret = ad->lock_fd < 0 ? ad->lock_fd :
+		state_lock_take(ad->lock_fd, LOCK_EX, LOCK_WAIT);
+	if (ret)
+		dbg("accounting state lock: %s; reading unlocked",
+		    strerror(-ret));
+	ad->holding = !ret;
+	if (!ad->save_at)
+		ad->save_at = now() + SAVE_DELAY;
+}
+
 /* Read the set with its counters and take them in. */
-static int read_counted(struct nfs *n, struct target *t, struct idset *ids,
-			char *err, size_t errlen)
+static int read_counted(struct acctd *ad, struct nfs *n, struct target *t,
+			struct idset *ids, char *err, size_t errlen)
 {
 	struct counter_list l = { 0 };
 	int ret;
 
+	hold_unsaved(ad);
 	ret = nfs_read_counters(n, t->conf->family, t->conf->table,
 				t->conf->set, true, ids, &l, err, errlen);
 	if (!ret) {
@@ -161,11 +220,10 @@ static bool counted(const struct target *t)
 static int acctd_read_set(void *ctx, struct nfs *n, struct target *t,
 			  char *err, size_t errlen)
 {
-	(void)ctx;
 	if (!counted(t))
 		return nfs_read_set(n, t->conf->family, t->conf->table,
 				    t->conf->set, &t->have, err, errlen);
-	return read_counted(n, t, &t->have, err, errlen);
+	return read_counted(ctx, n, t, &t->have, err, errlen);
 }
 
 /* The ids of @del that have a path; NULL for none (or out of memory). */
@@ -203,17 +261,17 @@ static void acctd_before_delete(void *ctx, struct nfs *n, struct target *t,
 	size_t nids;
 	int ret;
 
-	(void)ctx;
 	if (!counted(t))
 		return;
 	ids = counted_ids(t->acct, del, ndel, &nids);
 	if (!ids)
 		return;	/* none of them is counted */
+	hold_unsaved(ctx);
 	ret = nfs_read_elem_counters(n, t->conf->family, t->conf->table,
 				     t->conf->set, true, ids, nids, &l, err,
 				     sizeof(err));
 	observe_all(t->acct, &l);	/* also those read before a failure */
-	if (ret && read_counted(n, t, &scratch, err, sizeof(err)))
+	if (ret && read_counted(ctx, n, t, &scratch, err, sizeof(err)))
 		dbg("%s: %s; the last reading counts", t->conf->name, err);
 	counter_list_free(&l);
 	idset_free(&scratch);
@@ -273,7 +331,7 @@ double acctd_deadline(const struct acctd *ad)
 }
 
 /* A periodic reading of every counted set that is in sync. */
-static void read_all(struct sync_ctx *s)
+static void read_all(struct acctd *ad, struct sync_ctx *s)
 {
 	struct idset scratch = { 0 };
 	char err[512];
@@ -284,25 +342,13 @@ static void read_all(struct sync_ctx *s)
 
 		if (!counted(t) || t->failed || !t->synced)
 			continue;
-		if (read_counted(s->nfs, t, &scratch, err, sizeof(err)))
+		if (read_counted(ad, s->nfs, t, &scratch, err, sizeof(err)))
 			dbg("%s: %s", t->conf->name, err);
 	}
 	idset_free(&scratch);
 }
 
-/* Without systemd's StateDirectory=, the first save makes the directory. */
-static int make_state_dir(const char *state_path)
-{
-	char dir[PATH_MAX];
-
-	snprintf(dir, sizeof(dir), "%s", state_path);
-	*strrchr(dir, '/') = '\0';
-	if (mkdir(dir, 0700) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-static void save(struct acctd *ad)
+static void save_files(struct acctd *ad)
 {
 	bool changed = false;
 	size_t i;
@@ -340,10 +386,19 @@ static void save(struct acctd *ad)
 		ad->store.v[i]->changed = true;
 }
 
+/* The state file holds every reading now: --stats may read. */
+static void save(struct acctd *ad)
+{
+	save_files(ad);
+	if (ad->holding)
+		state_lock_release(ad->lock_fd);
+	ad->holding = false;
+}
+
 void acctd_tick(struct acctd *ad, struct sync_ctx *s, double tnow)
 {
 	if (tnow >= ad->tick_at) {
-		read_all(s);
+		read_all(ad, s);
 		ad->tick_at = tnow + ad->interval;
 		save(ad);
 		ad->save_at = 0;
@@ -355,7 +410,7 @@ void acctd_tick(struct acctd *ad, struct sync_ctx *s, double tnow)
 
 void acctd_fini(struct acctd *ad, struct sync_ctx *s)
 {
-	read_all(s);
+	read_all(ad, s);
 	save(ad);
 	acctd_free(ad);
 }
@@ -363,4 +418,7 @@ void acctd_fini(struct acctd *ad, struct sync_ctx *s)
 void acctd_free(struct acctd *ad)
 {
 	acct_store_free(&ad->store);
+	if (ad->lock_fd >= 0)
+		close(ad->lock_fd);
+	ad->lock_fd = -1;
 }

@@ -7,6 +7,8 @@
  * a counted id, so that an id's last count is kept, and every
  * --stats-interval, so that a crash loses little.  The state is saved a
  * second after a change of the totals and at every interval, and at exit.
+ * From a reading to the save after it the daemon holds the state lock
+ * (acct_statelock.h), so that --stats waits for the save.
  */
 #ifndef NFTCG_ACCTD_H
 #define NFTCG_ACCTD_H
@@ -26,6 +28,8 @@ struct acctd {
 	double save_at;			/* 0: nothing to save */
 	bool save_failed;		/* reported once until it works again */
 	bool save_limited;		/* paths left out: reported once */
+	int lock_fd;			/* DIR/state.lock; -1: not open */
+	bool holding;			/* readings not saved yet */
 };
 
 /*

@@ -206,6 +206,7 @@ int daemon_init(struct daemon *d)
 	d->rw.fd = -1;
 	d->tree.ifd = -1;
 	d->tree.rootfd = -1;
+	d->acct.lock_fd = -1;
 	ret = daemon_setup(d);
 	if (ret)
 		daemon_release(d);
