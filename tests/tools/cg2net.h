@@ -23,6 +23,9 @@ enum {
 
 enum cg_mode { MODE_SEND, MODE_CONNECT, MODE_LISTEN };
 
+/* connect --count: connections at once, one child process each */
+#define CG_MAX_CONNECT	256
+
 struct cg2net_opts {
 	const char *cgroup;		/* --cgroup, NULL: stay */
 	const char *root;		/* --root, NULL: from mountinfo */
@@ -33,7 +36,7 @@ struct cg2net_opts {
 	socklen_t addrlen;
 	const char *addr_text;
 	unsigned int port;
-	unsigned int count;		/* --count */
+	unsigned int count;		/* --count (connect: at once) */
 	int timeout_ms;			/* --timeout */
 	const char *payload;		/* --payload (send) / --send (connect) */
 	int sport;			/* --sport, -1: kernel chooses */

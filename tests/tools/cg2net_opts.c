@@ -14,7 +14,8 @@ void cg2net_usage(FILE *f)
 	fputs(
 "usage: cg2net [--cgroup PATH] [--root DIR] MODE ...\n"
 "  cg2net ... send udp|udp6 ADDR PORT [--count N] [--payload TEXT] [--sport PORT]\n"
-"  cg2net ... connect tcp|tcp6 ADDR PORT [--timeout MS] [--send TEXT] [--sport PORT]\n"
+"  cg2net ... connect tcp|tcp6 ADDR PORT [--count N] [--timeout MS] [--send TEXT]\n"
+"                     [--sport PORT]\n"
 "  cg2net ... listen tcp|tcp6|udp|udp6 ADDR PORT [--count N] [--timeout MS]\n"
 "                    [--ready-file FILE]\n"
 "\n"
@@ -31,6 +32,8 @@ void cg2net_usage(FILE *f)
 "  error: usage ...                                                  exit 64\n"
 "  error: ... (cannot join cgroup, bind, write ready file)           exit 65\n"
 "Defaults: --count 1, --timeout 1000 (connect) / 5000 (listen).\n"
+"connect --count N (at most 256) makes N connections at once, one process\n"
+"each, a result line each; its exit status is the first one's that failed.\n"
 "listen writes the bound port to FILE once it listens (write+rename); TCP\n"
 "echoes the first data of each connection back once.\n", f);
 }
@@ -131,10 +134,12 @@ int cg2net_parse(int argc, char **argv, struct cg2net_opts *o)
 				return usage_error("%s needs a directory", a);
 			o->root = v;
 		} else if (mode && (v = optval("--count", argc, argv, &i))) {
-			if (o->mode == MODE_CONNECT)
-				return usage_error("%s is not an option of connect", a);
-			if (parse_uint(v, 1, 100000000, &n))
-				return usage_error("--count needs a number from 1 to 100000000, not '%s'", v);
+			unsigned long max = o->mode == MODE_CONNECT ?
+				CG_MAX_CONNECT : 100000000;
+
+			if (parse_uint(v, 1, max, &n))
+				return usage_error("--count needs a number from 1 to %lu, not '%s'",
+						   max, v);
 			o->count = n;
 		} else if (mode && (v = optval("--timeout", argc, argv, &i))) {
 			if (o->mode == MODE_SEND)
@@ -196,6 +201,8 @@ int cg2net_parse(int argc, char **argv, struct cg2net_opts *o)
 	o->addr_text = pos[1];
 	if (net_parse_addr(o->family, pos[1], o->port, &o->addr, &o->addrlen))
 		return result(CG_EXIT_USAGE, "error: usage");
+	if (o->mode == MODE_CONNECT && o->count > 1 && o->sport >= 0)
+		return usage_error("%s", "--sport takes one connection, not --count N");
 	if (!timeout_set)
 		o->timeout_ms = o->mode == MODE_LISTEN ? 5000 : 1000;
 	if (!o->payload && o->mode == MODE_SEND)

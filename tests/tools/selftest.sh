@@ -183,6 +183,20 @@ expect "tcp second connection of --count 2" 0 "connected" \
 	"$cg2net" connect tcp 127.0.0.1 7003 &&
 listened tcp-echo "accepted 2" 0
 
+# connect --count: the connections at once, a result line each
+listen tcp-many -- listen tcp 127.0.0.1 7008 --count 5 --timeout 5000 &&
+expect "tcp connect --count 5 --send: five echoes" 0 \
+	"$(printf 'connected reply 5\n%.0s' 1 2 3 4 5 | head -c -1)" \
+	"$cg2net" "${A[@]}" connect tcp 127.0.0.1 7008 --count 5 --send hello &&
+listened tcp-many "accepted 5" 0
+expect "tcp connect --count 3 to a closed port: three refusals, exit 1" 1 \
+	"$(printf 'refused\n%.0s' 1 2 3 | head -c -1)" \
+	"$cg2net" connect tcp 127.0.0.1 7009 --count 3
+expect "connect --count 257 is a usage error" 64 "error: usage" \
+	"$cg2net" connect tcp 127.0.0.1 7009 --count 257
+expect "connect --count 2 --sport is a usage error" 64 "error: usage" \
+	"$cg2net" connect tcp 127.0.0.1 7009 --count 2 --sport 7010
+
 listen udp-plain -- listen udp 127.0.0.1 7004 --count 3 --timeout 3000 &&
 expect "udp send --count 3" 0 "sent 3" \
 	"$cg2net" "${D[@]}" send udp 127.0.0.1 7004 --count 3 --payload x &&
