@@ -37,10 +37,13 @@ counter() {
 	snapc "$3"
 }
 
-# mkcg PATH...: create cgroups (relative to the cgroup2 mount).
+# mkcg PATH...: create cgroups (relative to the cgroup2 mount), in one
+# mkdir (an exec is tens of ms under TCG); a failure names each missing.
 mkcg() {
 	local p
-	for p; do mkdir -p "$CG/$p" || fail "mkdir $p"; done
+	[ $# -gt 0 ] || return 0
+	mkdir -p -- "${@/#/$CG/}" 2>/dev/null && return 0
+	for p; do [ -d "$CG/$p" ] || fail "mkdir $p"; done
 }
 
 # udp_from CGROUP ADDR PORT [COUNT]: send COUNT datagrams from a process in
