@@ -55,6 +55,7 @@ void acctd_init(struct acctd *ad, const char *state_dir,
 	ad->tick_at = tnow + interval;
 	state_boot_id(boot, sizeof(boot));
 	if (state_dir) {
+		snprintf(ad->state_dir, sizeof(ad->state_dir), "%s", state_dir);
 		snprintf(ad->state_path, sizeof(ad->state_path), "%s/%s",
 			 state_dir, STATE_FILE_NAME);
 		load_state(ad);
@@ -139,49 +140,44 @@ static void confirm_unseen(struct nfs *n, struct target *t)
 	free(ids);
 }
 
-/* Without systemd's StateDirectory=, the first save makes the directory. */
-static int make_state_dir(const char *state_path)
+/*
+ * Without systemd's StateDirectory=, the first save (or lock) makes the
+ * directory.
+ */
+static int make_state_dir(const struct acctd *ad)
 {
-	char dir[PATH_MAX];
-
-	snprintf(dir, sizeof(dir), "%s", state_path);
-	*strrchr(dir, '/') = '\0';
-	if (mkdir(dir, 0700) && errno != EEXIST)
+	if (mkdir(ad->state_dir, 0700) && errno != EEXIST)
 		return -errno;
 	return 0;
 }
 
-static int open_lock(const char *state_path)
+static int open_lock(const struct acctd *ad)
 {
-	char dir[PATH_MAX];
-	int ret;
+	int ret = make_state_dir(ad);
 
-	ret = make_state_dir(state_path);
-	if (ret)
-		return ret;
-	snprintf(dir, sizeof(dir), "%s", state_path);
-	*strrchr(dir, '/') = '\0';
-	return state_lock_create(dir);
+	return ret ? ret : state_lock_create(ad->state_dir);
 }
 
 /*
  * Before a reading: what it takes in is in the state file only after the
- * next save, which is due within SAVE_DELAY and releases the lock.
+ * next save, which is due within SAVE_DELAY and releases the lock.  A lock
+ * a reader keeps is waited for once until that save, not once a set.
  */
 static void hold_unsaved(struct acctd *ad)
 {
 	int ret;
 
-	if (!*ad->state_path || ad->holding)
+	if (!*ad->state_path || ad->holding || ad->unheld)
 		return;
 	if (ad->lock_fd < 0)
-		ad->lock_fd = open_lock(ad->state_path);
+		ad->lock_fd = open_lock(ad);
 	ret = ad->lock_fd < 0 ? ad->lock_fd :
 		state_lock_take(ad->lock_fd, LOCK_EX, LOCK_WAIT);
 	if (ret)
 		dbg("accounting state lock: %s; reading unlocked",
 		    strerror(-ret));
 	ad->holding = !ret;
+	ad->unheld = ret != 0;
 	if (!ad->save_at)
 		ad->save_at = now() + SAVE_DELAY;
 }
@@ -366,7 +362,7 @@ static void save_files(struct acctd *ad)
 	}
 	if (!*ad->state_path || !changed)
 		return;
-	ret = make_state_dir(ad->state_path);
+	ret = make_state_dir(ad);
 	if (!ret)
 		ret = state_save(ad->state_path, &ad->store);
 	if (ret > 0 && !ad->save_limited)
@@ -393,6 +389,7 @@ static void save(struct acctd *ad)
 	if (ad->holding)
 		state_lock_release(ad->lock_fd);
 	ad->holding = false;
+	ad->unheld = false;
 }
 
 void acctd_tick(struct acctd *ad, struct sync_ctx *s, double tnow)

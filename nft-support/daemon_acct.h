@@ -21,7 +21,8 @@
 
 struct acctd {
 	struct acct_store store;
-	char state_path[PATH_MAX];	/* "" when not saved */
+	char state_dir[PATH_MAX];	/* "" when not saved */
+	char state_path[PATH_MAX];	/* state_dir/STATE_FILE_NAME, or "" */
 	const char *metrics_path;	/* NULL when not written */
 	double interval;		/* reading, saving: seconds */
 	double tick_at;			/* absolute (monotonic) deadlines */
@@ -30,6 +31,7 @@ struct acctd {
 	bool save_limited;		/* paths left out: reported once */
 	int lock_fd;			/* DIR/state.lock; -1: not open */
 	bool holding;			/* readings not saved yet */
+	bool unheld;			/* the lock was busy: unlocked until the save */
 };
 
 /*

@@ -245,6 +245,38 @@ t_acct_consistent() {
 		fail "acct consistent: a lock held for good: --stats warns and shows the saved totals" "$out"
 }
 
+# A reader holding the lock costs the daemon one wait of 0.1 s until its
+# next save, not one a set: with 4 counted sets read every 0.5 s, a 3 s
+# hold waits at most once a round (7 rounds at most), where a wait a set
+# was 4 a round.
+t_acct_lock_once() {
+	new_ns accl
+	nsx nft -f - <<-EOT
+	table inet t {
+		set a { type cgroupsv2; counter; }
+		set b { type cgroupsv2; counter; }
+		set c { type cgroupsv2; counter; }
+		set d { type cgroupsv2; counter; }
+	}
+	EOT
+	STATE=$TMPD/accl-state
+	mkdir -p "$ROOT/lk/x"
+	start_daemon accl --state-dir "$STATE" --stats-interval 0.5 \
+		'inet:t:a=lk/*' 'inet:t:b=lk/*' 'inet:t:c=lk/*' 'inet:t:d=lk/*' ||
+		{ fail "acct lock once: daemon started"; return; }
+	wait_until 5 test -e "$STATE/state.lock" ||
+		{ fail "acct lock once: the daemon made its lock"; stop_daemon; return; }
+	local before waits
+	before=$(grep -c 'reading unlocked' "$DLOG")
+	nsx flock -s "$STATE/state.lock" sleep 3
+	waits=$(($(grep -c 'reading unlocked' "$DLOG") - before))
+	((waits >= 1 && waits <= 7)) &&
+		pass "acct lock once: a reader holding the lock costs one wait a round, not one a set" ||
+		fail "acct lock once: a reader holding the lock costs one wait a round, not one a set" \
+			"$waits unlocked readings in 3 s"
+	stop_daemon
+}
+
 # A cgroup name may hold any byte but '/' and newline (a tab, ESC, a
 # backslash): its path is saved and read back, and every total survives.
 t_acct_names() {

@@ -703,6 +703,6 @@ t_journal() {
 
 . "$(dirname "$0")/accounting.sh"
 
-TESTS=${*:-once late deep abyss burst thousand bigsync overflow backlog degraded rootloss sighup reload_state missing wrongtype restart external noevents levels systemd config_errors unmatched journal check notify unit allowlist acct_restart acct_consistent acct_badstate acct_names acct_deep acct_zombie acct_metrics_tmp hostile_names acct_restore acct_flushed acct_exact}
+TESTS=${*:-once late deep abyss burst thousand bigsync overflow backlog degraded rootloss sighup reload_state missing wrongtype restart external noevents levels systemd config_errors unmatched journal check notify unit allowlist acct_restart acct_consistent acct_lock_once acct_badstate acct_names acct_deep acct_zombie acct_metrics_tmp hostile_names acct_restore acct_flushed acct_exact}
 for t in $TESTS; do "t_$t"; done
 summary
