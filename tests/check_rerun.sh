@@ -174,8 +174,22 @@ peak_host=$(sort -n "$tmp/pool.peak.host" | tail -n 1)
 [[ $passed == 5 && $(wc -l <"$log/times") == 5 ]] && awk -F '\t' '$2 == "k/v1@t" && $1 >= 1 && $3 == 1 { ok = 1 } END { exit !ok }' "$log/times" &&
 	pass "pool: every job counted and timed" ||
 	fail "pool: every job counted and timed" "passed $passed, times: $(tr '\n' ';' <"$log/times")"
-time_table 10 | grep -q '^| host | 3 | ' && time_table 10 | grep -q '^| kernel t | 2 | ' && pass "pool: time table sums jobs per group" ||
-	fail "pool: time table sums jobs per group" "$(time_table 10 | tr '\n' ';')"
+table=$(time_table 10)
+grep -q '^| host | 3 | ' <<<"$table" && grep -q '^| kernel t | 2 | ' <<<"$table" &&
+	pass "pool: time table sums jobs per group" ||
+	fail "pool: time table sums jobs per group" "$(tr '\n' ';' <<<"$table")"
+# A job's CPU seconds: what its processes used (2e7 awk steps: about 0.5 s
+# here, at least one second rounded for any machine 3x slower), not its
+# wall time (1 s asleep: 0).
+: >"$log/times"
+{
+	spawn host burn awk 'BEGIN { for (i = 0; i < 6e7; i++) x += i }'
+	spawn host nap sleep 1
+	drain
+} >/dev/null
+awk -F '\t' '$2 == "burn" && $4 >= 1 { b = 1 } $2 == "nap" && $4 == 0 { n = 1 } END { exit !(b && n) }' "$log/times" &&
+	pass "pool: the CPU seconds of each job" ||
+	fail "pool: the CPU seconds of each job" "$(tr '\n' ';' <"$log/times")"
 
 echo "$ok passed, $bad failed"
 ((bad == 0))

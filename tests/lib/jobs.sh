@@ -16,8 +16,23 @@ job_count=0 job_reported=0
 job_dir=$log/jobs
 mkdir -p "$job_dir"
 
+# children_cpu FILE: write the CPU seconds (user + system) of this shell's
+# waited-for children so far: a job's, run in a subshell of its own.  What a
+# job left running past its end (a daemon) is not in it.  `times` runs in
+# this shell: in a command substitution it would count the subshell's.
+children_cpu() {
+	local -a t
+	times >"$1.times"
+	read -r -a t < <(tail -n 1 "$1.times")
+	rm -f "$1.times"
+	LC_ALL=C awk -v u="${t[0]}" -v s="${t[1]}" 'function sec(x, m) {
+		m = x; sub(/m.*/, "", m); sub(/^[0-9]+m/, "", x); sub(/s$/, "", x)
+		return m * 60 + x } BEGIN { printf "%d\n", sec(u) + sec(s) + 0.5 }' >"$1"
+}
+
 # run_job DIR COMMAND...: run it into DIR/out; DIR/rc its status, DIR/time
-# its seconds, DIR/note why it ran twice.  A VM test that died of an
+# its seconds, DIR/cpu its CPU seconds, DIR/note why it ran twice.  A VM
+# test that died of an
 # emulator flake runs once more.
 run_job() {
 	local dir=$1 t0=$SECONDS rc
@@ -30,6 +45,7 @@ run_job() {
 		rc=$?
 	fi
 	echo $((SECONDS - t0)) >"$dir/time"
+	children_cpu "$dir/cpu"
 	echo "$rc" >"$dir/rc"
 }
 
@@ -108,6 +124,7 @@ run_batch() {
 	done
 	echo "$boot" >"$dir/boots"
 	echo $((SECONDS - t0 - spent)) >"$dir/time"
+	children_cpu "$dir/cpu"
 	echo 0 >"$dir/rc"
 }
 
@@ -239,7 +256,8 @@ report() {
 		for part in $(cd "$dir/p" && printf '%s\n' */ | sort -n); do
 			report "$dir/p/${part%/}"
 		done
-		printf '%s\t%s\t%s\n' "$(<"$dir/time")" "$suite" "$(<"$dir/boots")" >>"$log/times"
+		printf '%s\t%s\t%s\t%s\n' "$(<"$dir/time")" "$suite" "$(<"$dir/boots")" \
+			"$(<"$dir/cpu")" >>"$log/times"
 		return
 	fi
 	rc=$(<"$dir/rc")
@@ -264,23 +282,32 @@ report() {
 	elif ((rc != 0)); then
 		grep -v -E '^(PASS|SKIP) ' "$dir/out" | tail -n 40 | sed 's/^/    /'
 	fi
-	printf '%s\t%s\t%s\n' "$(<"$dir/time")" "$suite" "$([[ -e $dir/note ]] && echo 2 || echo 1)" \
-		>>"$log/times"
+	printf '%s\t%s\t%s\t%s\n' "$(<"$dir/time")" "$suite" "$([[ -e $dir/note ]] && echo 2 || echo 1)" \
+		"$(cat "$dir/cpu" 2>/dev/null)" >>"$log/times"
 }
 
 # time_table SECONDS: where the run's time went, as Markdown: every job,
-# slowest first, then the sum per group (host suites, each kernel).
+# slowest first, with its CPU seconds (a batch's are its boots' line: its
+# tests share one qemu), then the sums per group (host suites, each
+# kernel) and the share of the run's CPU time the jobs used.
 time_table() {
-	local wall=$1
+	local wall=$1 cores
+	cores=$(nproc)
 	echo "## Where the time went ($((wall / 60)) min $((wall % 60)) s wall, CHECK_JOBS=$CHECK_JOBS)"
 	echo
-	echo "| seconds | job | runs |"
-	echo "|---:|---|---:|"
-	sort -t $'\t' -k1,1nr "$log/times" | awk -F '\t' '{ printf "| %d | %s | %d |\n", $1, $2, $3 }'
+	echo "| seconds | CPU s | job | runs |"
+	echo "|---:|---:|---|---:|"
+	sort -t $'\t' -k1,1nr "$log/times" |
+		awk -F '\t' '{ printf "| %d | %s | %s | %d |\n", $1, ($4 == "" ? "-" : $4), $2, $3 }'
 	echo
-	echo "| group | jobs | seconds (sum) |"
-	echo "|---|---:|---:|"
+	echo "| group | jobs | seconds (sum) | CPU s (sum) |"
+	echo "|---|---:|---:|---:|"
 	awk -F '\t' '{ g = "host"; if (index($2, "@")) g = "kernel " substr($2, index($2, "@") + 1)
-		n[g]++; s[g] += $1 } END { for (g in s) printf "| %s | %d | %d |\n", g, n[g], s[g] }' \
+		n[g]++; s[g] += $1; c[g] += $4 }
+		END { for (g in s) printf "| %s | %d | %d | %d |\n", g, n[g], s[g], c[g] }' \
 		"$log/times" | sort
+	echo
+	awk -F '\t' -v wall="$wall" -v cores="$cores" '{ c += $4 } END {
+		printf "The jobs used %d CPU seconds of the %d that %d cores had in %d s (%d%%).\n",
+			c, wall * cores, cores, wall, wall ? 100 * c / (wall * cores) : 0 }' "$log/times"
 }
