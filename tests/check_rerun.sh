@@ -178,6 +178,38 @@ table=$(time_table 10)
 grep -q '^| host | 3 | ' <<<"$table" && grep -q '^| kernel t | 2 | ' <<<"$table" &&
 	pass "pool: time table sums jobs per group" ||
 	fail "pool: time table sums jobs per group" "$(tr '\n' ';' <<<"$table")"
+# The queues: host jobs (one at a time) run beside VM jobs, VM jobs take
+# the other slot and never both while host jobs wait; each queue starts in
+# its order.
+qjob() {
+	echo "start $1" >>"$tmp/queue.events"
+	busy_job "$2" "$3" "$1"
+	echo "end $1" >>"$tmp/queue.events"
+}
+: >"$log/times"
+: >"$tmp/queue.events"
+rm -f "$tmp/pool.peak.all" "$tmp/pool.peak.host" "$tmp/pool.all" "$tmp/pool.host"
+{
+	enqueue host spawn host h1 qjob h1 host 0.6
+	enqueue host spawn host h2 qjob h2 host 0.6
+	enqueue vm spawn vm k/v1@t qjob v1 vm 1.5
+	enqueue vm spawn vm k/v2@t qjob v2 vm 0.2
+	enqueue vm spawn vm k/v3@t qjob v3 vm 0.2
+	run_queues
+	drain
+} >"$tmp/queue.out"
+starts=$(sed -n 's/^start //p' "$tmp/queue.events" | tr '\n' ' ')
+order=$(sed -n 's/^PASS \([^:]*\):.*/\1/p' "$tmp/queue.out" | tr '\n' ' ')
+[[ $starts == "h1 v1 h2 v2 v3 " && $order == "h1 k/v1@t h2 k/v2@t k/v3@t " ]] &&
+	pass "queue: host and VM jobs side by side, each queue in order" ||
+	fail "queue: host and VM jobs side by side, each queue in order" "started: $starts; reported: $order"
+awk '/^end v1$/ { exit 1 } /^start h2$/ { exit 0 }' "$tmp/queue.events" &&
+	pass "queue: the second host job starts while a VM job runs" ||
+	fail "queue: the second host job starts while a VM job runs" "$(tr '\n' ';' <"$tmp/queue.events")"
+[[ $(sort -n "$tmp/pool.peak.all" | tail -n 1) == 2 && $(sort -n "$tmp/pool.peak.host" | tail -n 1) == 1 ]] &&
+	pass "queue: two jobs at most, one host job" ||
+	fail "queue: two jobs at most, one host job" "peaks $(sort -n "$tmp/pool.peak.all" | tail -n 1) $(sort -n "$tmp/pool.peak.host" | tail -n 1)"
+
 # A job's CPU seconds: what its processes used (2e7 awk steps: about 0.5 s
 # here, at least one second rounded for any machine 3x slower), not its
 # wall time (1 s asleep: 0).

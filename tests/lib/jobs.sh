@@ -218,6 +218,47 @@ spawn_batch() {
 	run_batch "$dir" "$prefix" "$suffix" "$per_test" "${#names[@]}" "${names[@]}" "$@" &
 }
 
+# The queues: jobs waiting to be spawned, so that host jobs (one at a
+# time) run beside VM jobs from the start instead of before them.
+host_queue=() vm_queue=()
+
+# enqueue LANE COMMAND...: queue a spawn or spawn_batch command line for
+# run_queues, in LANE's queue.
+enqueue() {
+	local lane=$1 cmd
+	shift
+	printf -v cmd '%q ' "$@"
+	if [[ $lane == host ]]; then
+		host_queue+=("$cmd")
+	else
+		vm_queue+=("$cmd")
+	fi
+}
+
+# run_queues: start the queued jobs, each queue in its order, as room
+# allows: the next host job whenever the host lane is free, VM jobs in the
+# other slots; while host jobs wait, one slot is kept for them, so that
+# the host lane never waits for a VM job to end.
+run_queues() {
+	local busy keep
+	while ((${#host_queue[@]} + ${#vm_queue[@]})); do
+		busy=$(lane_busy all)
+		keep=$((${#host_queue[@]} > 0))
+		if ((${#host_queue[@]})) && ((busy < CHECK_JOBS)) &&
+			(($(lane_busy host) == 0)); then
+			eval "${host_queue[0]}"
+			host_queue=("${host_queue[@]:1}")
+		elif ((${#vm_queue[@]})) && ((busy < CHECK_JOBS)) &&
+			(($(lane_busy vm) < CHECK_JOBS - keep)); then
+			eval "${vm_queue[0]}"
+			vm_queue=("${vm_queue[@]:1}")
+		else
+			wait -n 2>/dev/null || sleep 0.2
+			report_done
+		fi
+	done
+}
+
 # drain: wait for every job and print the reports still due.
 drain() {
 	wait_for all 1
