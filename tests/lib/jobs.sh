@@ -32,8 +32,7 @@ children_cpu() {
 
 # run_job DIR COMMAND...: run it into DIR/out; DIR/rc its status, DIR/time
 # its seconds, DIR/cpu its CPU seconds, DIR/note why it ran twice.  A VM
-# test that died of an
-# emulator flake runs once more.
+# test that died of an emulator flake runs once more.
 run_job() {
 	local dir=$1 t0=$SECONDS rc
 	shift
