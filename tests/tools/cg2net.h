@@ -29,6 +29,7 @@ enum cg_mode { MODE_SEND, MODE_CONNECT, MODE_LISTEN };
 struct cg2net_opts {
 	const char *cgroup;		/* --cgroup, NULL: stay */
 	const char *root;		/* --root, NULL: from mountinfo */
+	const char *netns;		/* --netns, NULL: stay */
 	enum cg_mode mode;
 	int type;			/* SOCK_STREAM or SOCK_DGRAM */
 	int family;			/* AF_INET or AF_INET6 */
@@ -49,6 +50,8 @@ void cg2net_usage(FILE *f);
 
 /* cgjoin.c: move this process into ROOT/PATH; 0 or -1 (message printed). */
 int cg_join(const char *root, const char *path);
+/* netns.c: enter network namespace NAME; 0 or -1 (message printed). */
+int netns_enter(const char *name);
 
 /* netaddr.c */
 int net_parse_addr(int family, const char *text, unsigned int port,

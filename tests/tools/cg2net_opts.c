@@ -12,7 +12,7 @@
 void cg2net_usage(FILE *f)
 {
 	fputs(
-"usage: cg2net [--cgroup PATH] [--root DIR] MODE ...\n"
+"usage: cg2net [--netns NAME] [--cgroup PATH] [--root DIR] MODE ...\n"
 "  cg2net ... send udp|udp6 ADDR PORT [--count N] [--payload TEXT] [--sport PORT]\n"
 "  cg2net ... connect tcp|tcp6 ADDR PORT [--count N] [--timeout MS] [--send TEXT]\n"
 "                     [--sport PORT]\n"
@@ -22,6 +22,8 @@ void cg2net_usage(FILE *f)
 "--cgroup PATH  join PATH (relative to the cgroup2 mount) before any socket\n"
 "               exists; absent: stay in the current cgroup\n"
 "--root DIR     the cgroup2 mount (default: found in /proc/self/mountinfo)\n"
+"--netns NAME   enter network namespace NAME (/run/netns/NAME, or a path\n"
+"               if it has a '/') first, as nsenter --net does\n"
 "\n"
 "One result line on stdout:\n"
 "  sent N | connected | connected reply N | accepted N | received N   exit 0\n"
@@ -129,6 +131,10 @@ int cg2net_parse(int argc, char **argv, struct cg2net_opts *o)
 			if (!*v)
 				return usage_error("%s needs a cgroup path", a);
 			o->cgroup = v;
+		} else if ((v = optval("--netns", argc, argv, &i))) {
+			if (!*v)
+				return usage_error("%s needs a namespace name", a);
+			o->netns = v;
 		} else if ((v = optval("--root", argc, argv, &i))) {
 			if (!*v)
 				return usage_error("%s needs a directory", a);

@@ -153,6 +153,18 @@ expect "cg2net missing cgroup is a setup error" 65 \
 	"$cg2net" --root "$mnt" --cgroup "$cg/nothere" connect tcp 127.0.0.1 1
 expect "cg2net joins without --root (mountinfo)" 1 "refused" \
 	"$cg2net" --cgroup "$cg/allowed" connect tcp 127.0.0.1 1
+expect "cg2net missing netns is a setup error" 65 \
+	"error: cannot enter netns $work/nons" \
+	"$cg2net" --netns "$work/nons" send udp 127.0.0.1 9
+# --netns enters it: a new netns's lo is down, so 127.0.0.1 is unreachable.
+unshare --net sleep 60 &
+bgpids+=($!)
+for i in $(seq 100); do
+	[ "$(readlink /proc/$!/ns/net)" != "$(readlink /proc/self/ns/net)" ] && break
+	sleep 0.01
+done
+expect "cg2net --netns enters the netns" 4 "unreachable" \
+	"$cg2net" --netns "/proc/$!/ns/net" send udp 127.0.0.1 9
 
 # The cgroup really is joined: a cgroup.procs reader sees the pid.
 "$cg2net" "${A[@]}" listen tcp 127.0.0.1 7000 --timeout 2000 \
