@@ -12,19 +12,20 @@ blob() {
 	local name=$1 want=$2 re=$3 out msgs
 	shift 3
 	dmesg_clear
-	out=$(xt_cgroup2_raw "$@" 2>&1 | tail -n 1)
+	out=$(xt_cgroup2_raw "$@" 2>&1)
+	out=${out##*$'\n'}	# the result line: the last
 	msgs=$(dmesg_new)
 	expect "$name: $want" "$want" "$out"
 	if [[ -z $re ]]; then
-		expect "$name: no dmesg line" "" "$(grep -E -- "$NF_LINE" <<<"$msgs")"
+		expect "$name: no dmesg line" "" "$(matching "$NF_LINE" "$msgs")"
 		return
 	fi
 	expect_grep "$name: dmesg says what is wrong" "$re" "$msgs"
 	# Lines of x_tables and of the module only: the kernel may log
 	# something else meanwhile (CI of e5457ee, 7.2 under TCG: a second
 	# line during "dot component").
-	expect "$name: exactly one dmesg line" 1 "$(grep -c -E -- "$NF_LINE" <<<"$msgs")"
-	[[ $(grep -c . <<<"$msgs") == 1 ]] ||
+	expect "$name: exactly one dmesg line" 1 "$(count_matching "$NF_LINE" "$msgs")"
+	[[ $(count_matching . "$msgs") == 1 ]] ||
 		echo "INFO $name: other kernel lines meanwhile: $(grep -v -E -- "$NF_LINE" <<<"$msgs" | tr '\n' '|')"
 }
 

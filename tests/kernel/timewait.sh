@@ -33,9 +33,22 @@ for ipt in iptables-legacy ip6tables-legacy; do
 done
 
 sport=40000
-# tw_ports: the client ports of the server's connections in TIME_WAIT.
-tw_ports() {
-	ss -Htan state time-wait "( sport = :8083 )" | awk '{ sub(/.*[:\]]/, "", $4); print $4 }'
+# tw_scan: TW=(the client ports of the server's connections in TIME_WAIT):
+# state 06, local port 8083 (1F93), in /proc/net/tcp and tcp6.  Builtins,
+# not ss and awk: under TCG those cost 4 execs a call (ss loads inet_diag
+# through modprobe, twice), 250 ms.  tw_has PORT: PORT is among them.
+tw_scan() {
+	local f local rem st
+	TW=()
+	for f in /proc/net/tcp /proc/net/tcp6; do
+		while read -r _ local rem st _; do
+			[[ $st == 06 && $local == *:1F93 ]] && TW+=($((16#${rem##*:})))
+		done <"$f"
+	done
+}
+tw_has() {
+	tw_scan
+	[[ " ${TW[*]} " == *" $1 "* ]]
 }
 # conn FAM ADDR PORT MS: connect from client port PORT, print the result.
 conn() {
@@ -56,13 +69,13 @@ for d in 1 0; do
 			sport=$((sport + 1))
 			out=$(conn $fam $a $sport 4000)
 			[[ $out == "connected reply 5" ]] || fail "$tag: first connection from $sport ($out)"
-			tw_ports | grep -qx $sport && ports+=($sport)
+			tw_has $sport && ports+=($sport)
 		done
 		expect "$tag: 5 client ports meet server TIME_WAIT" 5 "${#ports[@]}"
 		$ipt -w -Z INPUT
 		ok=0
 		for p in "${ports[@]}"; do
-			tw_ports | grep -qx "$p" || fail "$tag: port $p left TIME_WAIT before its reconnect"
+			tw_has "$p" || fail "$tag: port $p left TIME_WAIT before its reconnect"
 			out=$(conn $fam $a $p 3000)
 			[[ $out == "connected reply 5" ]] && ok=$((ok + 1))
 		done
@@ -77,7 +90,8 @@ for d in 1 0; do
 
 		# No listener: the SYN has no socket, and is dropped.
 		bg_stop tw
-		p=$(tw_ports | head -n 1)
+		tw_scan
+		p=${TW[0]:-}
 		$ipt -w -Z INPUT
 		if [[ -n $p ]]; then
 			expect "$tag: no listener: no connection" timeout "$(conn $fam $a $p 1500)"

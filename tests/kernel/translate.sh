@@ -57,7 +57,8 @@ send_both() {
 	[[ $a == *:* ]] && fam=udp6
 	for ns in "${PAIR[@]}"; do
 		out=$(in_ns "$ns" cg2net ${cg:+--cgroup "$cg"} send "$fam" "$a" "$p" \
-			--count "$n" 2>&1 | tail -n 1)
+			--count "$n" 2>&1)
+		out=${out##*$'\n'}	# the result line: the last
 		[[ $out == "sent $n" ]] || fail "send from '${cg:-/}' to $a $p in $ns (got '$out')"
 	done
 }
