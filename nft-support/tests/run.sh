@@ -324,7 +324,7 @@ t_degraded() {
 		{ fail "degraded: daemon started" "$(cat "$DLOG")"; return; }
 	assert_log "degraded: the watch limit is reported" "inotify watch limit reached"
 	# a mkdir or rmdir in the root every 0.2 s: more often than the interval
-	( while :; do mkdir "$ROOT/dg/c"; sleep 0.1; rmdir "$ROOT/dg/c"; sleep 0.1; done ) &
+	( while :; do mkdir "$ROOT/dg/c"; nap 0.1; rmdir "$ROOT/dg/c"; nap 0.1; done ) &
 	local churn=$!
 	PIDS+=("$churn")
 	mkdir "$ROOT/dg/b/x"
