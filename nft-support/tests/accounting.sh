@@ -16,13 +16,20 @@ acct_table() {
 	EOT
 }
 
-# send_n N CGDIR: N datagrams of 1 byte (29 bytes with IPv4 + UDP headers),
-# each from a socket of its own, all from one process in CGDIR (two execs
-# a datagram cost 0.15 s under TCG).
+# send_n N CGDIR [GAP]: N datagrams of 1 byte (29 bytes with IPv4 + UDP
+# headers), each from a socket of its own, all from one process in CGDIR
+# (two execs a datagram cost 0.15 s under TCG); with GAP, GAP seconds
+# apart (a read that times out on the nap FIFO: no exec either).
 send_n() {
+	nap 0	# makes the FIFO
 	# shellcheck disable=SC2016 # expanded by the inner shell
-	nsx bash -c 'echo $$ > "$1/cgroup.procs" &&
-		for ((i = 0; i < $2; i++)); do printf x > /dev/udp/127.0.0.1/9; done' _ "$2" "$1" 2>/dev/null
+	nsx bash -c 'echo $$ > "$1/cgroup.procs" || exit
+		[ -n "$3" ] && exec {gap}<>"$4"
+		for ((i = 0; i < $2; i++)); do
+			printf x > /dev/udp/127.0.0.1/9
+			[ -n "$3" ] && read -r -t "$3" -u "$gap" _
+		done
+		exit 0' _ "$2" "$1" "${3:-}" "$TMPD/nap" 2>/dev/null
 }
 
 acct_stats() { nsx "$D" --state-dir "$STATE" --stats "$@" 2>&1; }
@@ -321,8 +328,8 @@ t_acct_deep() {
 	deep_send() {
 		local k
 		for ((k = 0; k < $2; k++)); do
-			nsx bash -c "cd '$ROOT/dp' && for i in \$(seq 22); do cd '$n' || exit; done &&
-				echo \$\$ > '$1/cgroup.procs' && exec printf x > /dev/udp/127.0.0.1/9" 2>/dev/null
+			nsx bash -c "cd '$ROOT/dp' && for ((i = 0; i < 22; i++)); do cd '$n' || exit; done &&
+				echo \$\$ > '$1/cgroup.procs' && printf x > /dev/udp/127.0.0.1/9" 2>/dev/null
 		done
 	}
 	start_daemon accd --state-dir "$STATE" --stats-interval 3600 'inet:t:s=dp/**' ||
@@ -610,7 +617,8 @@ t_acct_exact() {
 		fail "acct exact: GETSETELEM_RESET used iff the kernel ($k) is 6.5 or later" "$(grep GETSETELEM_RESET "$DLOG")"
 	local busy=()
 	for c in a b c; do
-		( for ((i = 0; i < 60; i++)); do send_from "$ROOT/ex/$c"; done ) &
+		# 60 datagrams 50 ms apart, while the daemon reads every 50 ms
+		send_n 60 "$ROOT/ex/$c" 0.05 &
 		busy+=($!)
 	done
 	( for ((i = 0; i < 20; i++)); do acct_stats inet:t:s >/dev/null; nsx "$D" --list inet:t:s >/dev/null 2>&1; done ) &
