@@ -23,7 +23,8 @@ path() {
 }
 
 # in_path PATH CMD...: run CMD in the cgroup at PATH (names joined by
-# "/"), reached one directory at a time; the cgroups are made on the way.
+# "/"), reached one directory at a time; the cgroups are made on the way
+# (by mkdir only where missing: an exec costs 60 ms under TCG).
 in_path() {
 	local names
 	IFS=/ read -ra names <<<"$1"
@@ -31,16 +32,18 @@ in_path() {
 	(
 		cd "$CG" || exit 1
 		for name in "${names[@]}"; do
-			mkdir -p -- "$name" && cd -- "$name" || exit 1
+			[[ -d $name ]] || mkdir -- "$name" || exit 1
+			cd -- "$name" || exit 1
 		done
 		echo "$BASHPID" >cgroup.procs && "$@"
 	)
 }
-# send_from PATH COUNT: COUNT datagrams from a process in PATH.
+# send_from PATH COUNT: COUNT datagrams, each from a process in PATH.
+udp_x() { echo x >"/dev/udp/127.0.0.1/$P"; }
 send_from() {
 	local i
 	for ((i = 0; i < $2; i++)); do
-		in_path "$1" bash -c "echo x >/dev/udp/127.0.0.1/$P" ||
+		in_path "$1" udp_x ||
 			fail "send from ${1:0:40}..."
 	done
 }
