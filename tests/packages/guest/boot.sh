@@ -17,7 +17,12 @@ fail() { echo "FAIL $1${2:+: $2}" | tee -a "$RESULT" >/dev/console; }
 check() { local name=$1; shift; if "$@"; then pass "$name"; else fail "$name"; fi; }
 # not CMD...: "!" for check (it runs its arguments as a command).
 not() { ! "$@"; }
-finish() { sync; systemctl "$1"; exit 0; }
+# finish reboot|poweroff: this boot's times first (tests/packages/run.sh
+# prints them): when the system was up, how long the checks then took.
+finish() {
+	echo "boot $BOOT: up after $UP_S s, checks $((SECONDS - UP_AT)) s" >>"$RESULT.times"
+	sync; systemctl "$1"; exit 0
+}
 
 # Files below /etc, /usr and /lib, with sizes: what "nothing else changed"
 # compares.  The initramfs and /var (logs, dpkg and dkms state) are not.
@@ -223,7 +228,10 @@ phase_boot3() {
 }
 
 systemctl is-system-running --wait >/dev/null
-case $(cat "$STATE/phase" 2>/dev/null || echo install) in
+BOOT=$(cat "$STATE/phase" 2>/dev/null || echo install)
+read -r UP_S _ </proc/uptime
+UP_AT=$SECONDS
+case $BOOT in
 install) phase_install ;;
 boot2) phase_boot2 ;;
 boot3) phase_boot3 ;;
