@@ -29,12 +29,15 @@ regexes=(
 )
 for t in "${!texts[@]}"; do
 	for re in "${regexes[@]}"; do
+		# the regex as shell-quoted text: a raw byte in a PASS line is
+		# not for the terminal or the log
+		printf -v shown '%q' "$re"
 		grep -qE -- "$re" <<<"${texts[t]}" && want=yes || want=no
 		lines_match "$re" "${texts[t]}" && got=yes || got=no
-		expect "lines_match '$re' text $t: as grep -qE" "$want" "$got"
-		expect "matching '$re' text $t: as grep -E" \
+		expect "lines_match $shown text $t: as grep -qE" "$want" "$got"
+		expect "matching $shown text $t: as grep -E" \
 			"$(grep -aE -- "$re" <<<"${texts[t]}")" "$(matching "$re" "${texts[t]}")"
-		expect "count_matching '$re' text $t: as grep -cE" \
+		expect "count_matching $shown text $t: as grep -cE" \
 			"$(grep -acE -- "$re" <<<"${texts[t]}")" "$(count_matching "$re" "${texts[t]}")"
 	done
 done
