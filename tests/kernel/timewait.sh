@@ -38,11 +38,11 @@ sport=40000
 # not ss and awk: under TCG those cost 4 execs a call (ss loads inet_diag
 # through modprobe, twice), 250 ms.  tw_has PORT: PORT is among them.
 tw_scan() {
-	local f local rem st
+	local f laddr raddr st
 	TW=()
 	for f in /proc/net/tcp /proc/net/tcp6; do
-		while read -r _ local rem st _; do
-			[[ $st == 06 && $local == *:1F93 ]] && TW+=($((16#${rem##*:})))
+		while read -r _ laddr raddr st _; do
+			[[ $st == 06 && $laddr == *:1F93 ]] && TW+=($((16#${raddr##*:})))
 		done <"$f"
 	done
 }
