@@ -47,6 +47,7 @@ bench:
 	scripts/install-deps
 	$(MAKE) all
 	$(MAKE) -C tests/bench/kbench KDIR=$(KDIR)
+	$(MAKE) -C tests/bench/bpf
 	mkdir -p bench-results
 	rc=0; tests/vm/run --timeout 2400 --project-modules tests/bench/kbench/modules \
 		-- bash /tests/bench/run.sh \
@@ -109,6 +110,7 @@ clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean || true
 	@for d in $(SUBDIRS); do $(MAKE) -C $$d clean; done
 	$(MAKE) -C tests/bench/kbench KDIR=$(KDIR) clean || true
+	$(MAKE) -C tests/bench/bpf clean
 
 .PHONY: all modules userspace deps check check-debug fuzz demo bench checkpatch install clean \
 	uninstall install-dkms-source deb check-packages
