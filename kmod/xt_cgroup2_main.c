@@ -17,6 +17,10 @@
  * struct cgroup itself (the id needs its kernfs node), so the common path
  * touches the socket's cgroup, the shared rule, its cache and one cache
  * line: one hash, a few atomic loads, no lock.
+ *
+ * Revision 1 is revision 0 with a quarter of the room for patterns (see
+ * include/uapi/xt_cgroup2.h): both are checked, shared and run by the
+ * same code, through struct cg2_blob.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 #include <linux/module.h>
@@ -165,14 +169,48 @@ static __always_inline bool cg2_cgroup_verdict(struct cg2_rule *rule,
 	return cg2_judge_miss(rule, cgrp, serial);
 }
 
-static bool cgroup2_mt(const struct sk_buff *skb, struct xt_action_param *par)
+static __always_inline bool cg2_mt(const struct sk_buff *skb,
+				   struct xt_action_param *par,
+				   struct cg2_rule *rule)
 {
-	const struct xt_cgroup2_info *info = par->matchinfo;
 	struct cgroup *cgrp = cg2_packet_cgroup(skb, par);
 
 	/* No service's socket: no match, even when inverted. */
-	return cgrp && cg2_cgroup_verdict(info->priv, cgrp);
+	return cgrp && cg2_cgroup_verdict(rule, cgrp);
 }
+
+static bool cgroup2_mt_v0(const struct sk_buff *skb,
+			  struct xt_action_param *par)
+{
+	const struct xt_cgroup2_info *info = par->matchinfo;
+
+	return cg2_mt(skb, par, info->priv);
+}
+
+static bool cgroup2_mt_v1(const struct sk_buff *skb,
+			  struct xt_action_param *par)
+{
+	const struct xt_cgroup2_info_v1 *info = par->matchinfo;
+
+	return cg2_mt(skb, par, info->priv);
+}
+
+/*
+ * The fields of either revision's match data, which differ only in the
+ * size of their patterns, as the checks read them.
+ */
+struct cg2_blob {
+	u32		flags;
+	u16		count;
+	u16		len;		/* as userspace gave it: check it */
+	const char	*patterns;
+	unsigned int	size;		/* of @patterns */
+};
+
+#define CG2_BLOB(info)	((struct cg2_blob) {				\
+	.flags = (info)->flags, .count = (info)->count,			\
+	.len = (info)->len, .patterns = (info)->patterns,		\
+	.size = sizeof((info)->patterns) })
 
 /*
  * Scratch of one rule's checks, from one allocation: the pattern work
@@ -234,40 +272,39 @@ static int cg2_check_pattern(const char *p, size_t n, unsigned int i,
  * same bytes yet (a rule that has them passed these checks), and its
  * unused bytes last: errors keep the order the ABI gives them.
  */
-static int cg2_check_info(const struct xt_cgroup2_info *info)
+static int cg2_check_info(const struct cg2_blob *b)
 {
-	if (info->flags & ~XT_CGROUP2_FLAGS_MASK) {
+	if (b->flags & ~XT_CGROUP2_FLAGS_MASK) {
 		pr_info_ratelimited("unknown flags 0x%x\n",
-				    info->flags & ~XT_CGROUP2_FLAGS_MASK);
+				    b->flags & ~XT_CGROUP2_FLAGS_MASK);
 		return -EINVAL;
 	}
-	if (info->count == 0 || info->count > XT_CGROUP2_MAX_PATTERNS) {
+	if (b->count == 0 || b->count > XT_CGROUP2_MAX_PATTERNS) {
 		pr_info_ratelimited("pattern count %u is not within 1..%u\n",
-				    info->count, XT_CGROUP2_MAX_PATTERNS);
+				    b->count, XT_CGROUP2_MAX_PATTERNS);
 		return -EINVAL;
 	}
-	if (info->len > XT_CGROUP2_PATTERNS_SIZE) {
+	if (b->len > b->size) {
 		pr_info_ratelimited("patterns take %u bytes, more than %u\n",
-				    info->len, XT_CGROUP2_PATTERNS_SIZE);
+				    b->len, b->size);
 		return -ENAMETOOLONG;
 	}
 	return 0;
 }
 
-/* The @info->count patterns fill @info->len bytes, each valid. */
-static int cg2_check_patterns(const struct xt_cgroup2_info *info,
-			      struct cg2_scratch *sc)
+/* The @b->count patterns fill @b->len bytes, each valid. */
+static int cg2_check_patterns(const struct cg2_blob *b, struct cg2_scratch *sc)
 {
-	const char *p = info->patterns, *end = info->patterns + info->len;
+	const char *p = b->patterns, *end = b->patterns + b->len;
 	unsigned int i, states = 0;
 	size_t n;
 	int ret;
 
-	for (i = 0; i < info->count; i++) {
+	for (i = 0; i < b->count; i++) {
 		n = strnlen(p, end - p);
 		if (p + n == end) {
 			pr_info_ratelimited("pattern %u is not NUL-terminated within %u bytes\n",
-					    i + 1, info->len);
+					    i + 1, b->len);
 			return -EINVAL;
 		}
 		ret = cg2_check_pattern(p, n, i, &states, sc);
@@ -277,16 +314,15 @@ static int cg2_check_patterns(const struct xt_cgroup2_info *info,
 	}
 	if (p != end) {
 		pr_info_ratelimited("%u bytes follow the last of %u patterns\n",
-				    (unsigned int)(end - p), info->count);
+				    (unsigned int)(end - p), b->count);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-static int cg2_check_unused(const struct xt_cgroup2_info *info)
+static int cg2_check_unused(const struct cg2_blob *b)
 {
-	if (memchr_inv(info->patterns + info->len, 0,
-		       XT_CGROUP2_PATTERNS_SIZE - info->len)) {
+	if (memchr_inv(b->patterns + b->len, 0, b->size - b->len)) {
 		pr_info_ratelimited("unused pattern bytes are not zero\n");
 		return -EINVAL;
 	}
@@ -299,7 +335,7 @@ static int cg2_check_unused(const struct xt_cgroup2_info *info)
  * programs staged while checking.  Built here, in the control path: the
  * packet path only runs it.
  */
-static struct cg2_rule *cg2_rule_compile(const struct xt_cgroup2_info *info,
+static struct cg2_rule *cg2_rule_compile(const struct cg2_blob *b,
 					 const struct cg2_scratch *sc)
 {
 	struct cg2_dfa_work *dw = NULL;
@@ -307,11 +343,11 @@ static struct cg2_rule *cg2_rule_compile(const struct xt_cgroup2_info *info,
 	size_t size = 0;
 
 	/* One pattern without "**" reads each name once as it is. */
-	if (info->count > 1 || cg2_depth(info->patterns) < 0) {
+	if (b->count > 1 || cg2_depth(b->patterns) < 0) {
 		dw = kvmalloc(CG2_DFA_WORK_SIZE, GFP_KERNEL_ACCOUNT);
 		if (!dw)
 			return NULL;
-		size = cg2_dfa_build(info->patterns, info->count, 0, dw);
+		size = cg2_dfa_build(b->patterns, b->count, 0, dw);
 	}
 	rule = kvzalloc(struct_size(rule, progs, size ?: sc->nstaged),
 			GFP_KERNEL_ACCOUNT);
@@ -319,15 +355,15 @@ static struct cg2_rule *cg2_rule_compile(const struct xt_cgroup2_info *info,
 		cg2_dfa_write(dw, (struct cg2_dfa *)rule->progs);
 	} else if (rule) {
 		memcpy(rule->progs, sc->staged, sc->nstaged);
-		rule->count = info->count;
+		rule->count = b->count;
 	}
 	kvfree(dw);
 	return rule;
 }
 
-/* A rule of @key from @info's patterns, checked and compiled, unshared. */
+/* A rule of @key from @b's patterns, checked and compiled, unshared. */
 static struct cg2_rule *cg2_rule_new(const struct cg2_key *key,
-				     const struct xt_cgroup2_info *info)
+				     const struct cg2_blob *b)
 {
 	struct cg2_scratch *sc;
 	struct cg2_rule *rule;
@@ -339,8 +375,8 @@ static struct cg2_rule *cg2_rule_new(const struct cg2_key *key,
 		return ERR_PTR(-ENOMEM);
 	memset(sc->work, 0, sizeof(sc->work));
 	sc->nstaged = 0;
-	ret = cg2_check_patterns(info, sc);
-	rule = ret ? NULL : cg2_rule_compile(info, sc);
+	ret = cg2_check_patterns(b, sc);
+	rule = ret ? NULL : cg2_rule_compile(b, sc);
 	kvfree(sc);
 	if (ret)
 		return ERR_PTR(ret);
@@ -379,16 +415,16 @@ static struct cg2_rule *cg2_share_rule(struct cg2_share *share)
 	return container_of(share, struct cg2_rule, share);
 }
 
-/* The shared rule of @key, made from @info if there is none yet. */
+/* The shared rule of @key, made from @b if there is none yet. */
 static struct cg2_rule *cg2_rule_get(const struct cg2_key *key,
-				     const struct xt_cgroup2_info *info)
+				     const struct cg2_blob *b)
 {
 	struct cg2_share *share = cg2_share_get(key);
 	struct cg2_rule *rule;
 
 	if (share)
 		return cg2_share_rule(share);
-	rule = cg2_rule_new(key, info);
+	rule = cg2_rule_new(key, b);
 	if (IS_ERR(rule))
 		return rule;
 	share = cg2_share_add(&rule->share);
@@ -405,23 +441,24 @@ static void cg2_rule_put(struct cg2_rule *rule)
 		cg2_rule_free(rule, true);
 }
 
-static int cgroup2_mt_check(const struct xt_mtchk_param *par)
+/* The shared rule of @b, a rule's match data checked as the ABI says. */
+static struct cg2_rule *cg2_mt_check(const struct xt_mtchk_param *par,
+				     const struct cg2_blob *b)
 {
-	struct xt_cgroup2_info *info = par->matchinfo;
 	struct cg2_key key = {
 		.net		= par->net,
-		.flags		= info->flags,
+		.flags		= b->flags,
 		.defrag		= cg2_defrag_needed(par->family, par->hook_mask),
-		.count		= info->count,
-		.len		= info->len,
-		.patterns	= info->patterns,
+		.count		= b->count,
+		.len		= b->len,
+		.patterns	= b->patterns,
 	};
 	struct cg2_rule *rule;
 	int ret;
 
-	ret = cg2_check_info(info);
+	ret = cg2_check_info(b);
 	if (ret)
-		return ret;
+		return ERR_PTR(ret);
 	/*
 	 * Paths are relative to the inserter's cgroup namespace, as for
 	 * -m cgroup.  Keep the root's id, not a reference: a rule must not
@@ -429,43 +466,92 @@ static int cgroup2_mt_check(const struct xt_mtchk_param *par)
 	 */
 	cg2_current_ns_root(&key.root_id, &key.root_level);
 	key.hash = cg2_key_hash(&key);
-	rule = cg2_rule_get(&key, info);
+	rule = cg2_rule_get(&key, b);
 	if (IS_ERR(rule))
-		return PTR_ERR(rule);
-	ret = cg2_check_unused(info);
+		return rule;
+	ret = cg2_check_unused(b);
 	/* Last: nothing may fail after it (destroy is not called then). */
 	if (!ret && key.defrag)
 		ret = cg2_defrag_get(par->net, par->family, par->hook_mask);
 	if (ret < 0) {
 		cg2_rule_put(rule);
-		return ret;
+		return ERR_PTR(ret);
 	}
+	return rule;
+}
+
+static int cgroup2_mt_check_v0(const struct xt_mtchk_param *par)
+{
+	struct xt_cgroup2_info *info = par->matchinfo;
+	struct cg2_rule *rule = cg2_mt_check(par, &CG2_BLOB(info));
+
+	if (IS_ERR(rule))
+		return PTR_ERR(rule);
 	info->priv = rule;
 	return 0;
 }
 
-static void cgroup2_mt_destroy(const struct xt_mtdtor_param *par)
+static int cgroup2_mt_check_v1(const struct xt_mtchk_param *par)
 {
-	const struct xt_cgroup2_info *info = par->matchinfo;
-	struct cg2_rule *rule = info->priv;
+	struct xt_cgroup2_info_v1 *info = par->matchinfo;
+	struct cg2_rule *rule = cg2_mt_check(par, &CG2_BLOB(info));
 
+	if (IS_ERR(rule))
+		return PTR_ERR(rule);
+	info->priv = rule;
+	return 0;
+}
+
+static void cg2_mt_destroy(const struct xt_mtdtor_param *par,
+			   struct cg2_rule *rule)
+{
 	if (rule->share.key.defrag)
 		cg2_defrag_put(par->net);
 	cg2_rule_put(rule);
 }
 
-static struct xt_match cgroup2_mt_reg __read_mostly = {
-	.name		= "cgroup2",
-	.revision	= 0,
-	.family		= NFPROTO_UNSPEC,
-	.checkentry	= cgroup2_mt_check,
-	.match		= cgroup2_mt,
-	.destroy	= cgroup2_mt_destroy,
-	.matchsize	= sizeof(struct xt_cgroup2_info),
-	.usersize	= offsetof(struct xt_cgroup2_info, priv),
-	.hooks		= (1 << NF_INET_LOCAL_IN) | (1 << NF_INET_LOCAL_OUT) |
-			  (1 << NF_INET_POST_ROUTING),
-	.me		= THIS_MODULE,
+static void cgroup2_mt_destroy_v0(const struct xt_mtdtor_param *par)
+{
+	const struct xt_cgroup2_info *info = par->matchinfo;
+
+	cg2_mt_destroy(par, info->priv);
+}
+
+static void cgroup2_mt_destroy_v1(const struct xt_mtdtor_param *par)
+{
+	const struct xt_cgroup2_info_v1 *info = par->matchinfo;
+
+	cg2_mt_destroy(par, info->priv);
+}
+
+#define CG2_HOOKS	((1 << NF_INET_LOCAL_IN) | (1 << NF_INET_LOCAL_OUT) | \
+			 (1 << NF_INET_POST_ROUTING))
+
+static struct xt_match cgroup2_mt_reg[] __read_mostly = {
+	{
+		.name		= "cgroup2",
+		.revision	= 0,
+		.family		= NFPROTO_UNSPEC,
+		.checkentry	= cgroup2_mt_check_v0,
+		.match		= cgroup2_mt_v0,
+		.destroy	= cgroup2_mt_destroy_v0,
+		.matchsize	= sizeof(struct xt_cgroup2_info),
+		.usersize	= offsetof(struct xt_cgroup2_info, priv),
+		.hooks		= CG2_HOOKS,
+		.me		= THIS_MODULE,
+	},
+	{
+		.name		= "cgroup2",
+		.revision	= 1,
+		.family		= NFPROTO_UNSPEC,
+		.checkentry	= cgroup2_mt_check_v1,
+		.match		= cgroup2_mt_v1,
+		.destroy	= cgroup2_mt_destroy_v1,
+		.matchsize	= sizeof(struct xt_cgroup2_info_v1),
+		.usersize	= offsetof(struct xt_cgroup2_info_v1, priv),
+		.hooks		= CG2_HOOKS,
+		.me		= THIS_MODULE,
+	},
 };
 
 static int __init cgroup2_mt_init(void)
@@ -473,19 +559,20 @@ static int __init cgroup2_mt_init(void)
 	int ret;
 
 	cg2_shares_init();
-	ret = xt_register_match(&cgroup2_mt_reg);
+	ret = xt_register_matches(cgroup2_mt_reg, ARRAY_SIZE(cgroup2_mt_reg));
 	if (ret)
 		return ret;
 	ret = cg2log_tg_register();
 	if (ret)
-		xt_unregister_match(&cgroup2_mt_reg);
+		xt_unregister_matches(cgroup2_mt_reg,
+				      ARRAY_SIZE(cgroup2_mt_reg));
 	return ret;
 }
 
 static void __exit cgroup2_mt_exit(void)
 {
 	cg2log_tg_unregister();
-	xt_unregister_match(&cgroup2_mt_reg);
+	xt_unregister_matches(cgroup2_mt_reg, ARRAY_SIZE(cgroup2_mt_reg));
 }
 
 module_init(cgroup2_mt_init);
