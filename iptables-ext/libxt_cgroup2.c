@@ -27,6 +27,51 @@
 _Static_assert(sizeof(struct xt_cgroup2_info) == 2064 &&
 	       offsetof(struct xt_cgroup2_info, priv) == 2056,
 	       "struct xt_cgroup2_info differs from the 64-bit kernel's");
+_Static_assert(sizeof(struct xt_cgroup2_info_v1) == 528 &&
+	       offsetof(struct xt_cgroup2_info_v1, priv) == 520,
+	       "struct xt_cgroup2_info_v1 differs from the 64-bit kernel's");
+
+/*
+ * The fields both revisions begin with; they differ only in the room for
+ * patterns.  Every function below works on this and that room's size.
+ */
+struct cg2_head {
+	__u32	flags;
+	__u16	count;
+	__u16	len;
+	char	patterns[];
+};
+
+#define CG2_SAME_HEAD(type)						\
+	(offsetof(type, flags) == offsetof(struct cg2_head, flags) &&	\
+	 offsetof(type, count) == offsetof(struct cg2_head, count) &&	\
+	 offsetof(type, len) == offsetof(struct cg2_head, len) &&	\
+	 offsetof(type, patterns) == offsetof(struct cg2_head, patterns))
+_Static_assert(CG2_SAME_HEAD(struct xt_cgroup2_info) &&
+	       CG2_SAME_HEAD(struct xt_cgroup2_info_v1),
+	       "the revisions of the match no longer begin alike");
+
+struct cg2_info {
+	struct cg2_head	*head;
+	size_t		size;		/* of head->patterns */
+};
+
+/* The match data @data of revision @revision. */
+static struct cg2_info cg2_info(const void *data, unsigned int revision)
+{
+	struct cg2_info info = { (struct cg2_head *)data,
+				 XT_CGROUP2_PATTERNS_SIZE };
+
+	if (revision == 1)
+		info.size = XT_CGROUP2_PATTERNS_SIZE_V1;
+	return info;
+}
+
+/* A rule's match, as iptables read it from the kernel or built it. */
+static struct cg2_info cg2_entry_info(const struct xt_entry_match *m)
+{
+	return cg2_info(m->data, m->u.user.revision);
+}
 
 #ifndef __unused
 #define __unused __attribute__((unused))
@@ -73,10 +118,10 @@ static const struct xt_option_entry cgroup2_opts[] = {
 };
 
 /* The end of the used part of @patterns, trusting @len no further. */
-static const char *cg2_end(const struct xt_cgroup2_info *info)
+static const char *cg2_end(struct cg2_info info)
 {
-	return info->patterns + (info->len < sizeof(info->patterns) ?
-				 info->len : sizeof(info->patterns));
+	return info.head->patterns + (info.head->len < info.size ?
+				      info.head->len : info.size);
 }
 
 /*
@@ -84,7 +129,7 @@ static const char *cg2_end(const struct xt_cgroup2_info *info)
  * the first one that is not NUL-terminated within @len.
  */
 #define for_each_pattern(pat, info)					\
-	for ((pat) = (info)->patterns;					\
+	for ((pat) = (info).head->patterns;				\
 	     (pat) < cg2_end(info) &&					\
 	     memchr((pat), '\0', cg2_end(info) - (pat));			\
 	     (pat) += strlen(pat) + 1)
@@ -96,7 +141,9 @@ static void cgroup2_help(void)
 "[!] --path PATTERN    match sockets in a cgroup matching PATTERN, or below\n"
 "                      it; repeat --path to match any of several patterns;\n"
 "                      a single \"!\" before the first --path inverts them all\n"
-"                      (at most 64 patterns, each at most 1023 bytes)\n"
+"                      (at most 64 patterns in 512 bytes, one NUL after each;\n"
+"                      with XT_CGROUP2_REVISION=0 in the environment, in\n"
+"                      2048 bytes, each at most 1023)\n"
 "PATTERN is a cgroup v2 path relative to the cgroup2 root (of the caller's\n"
 "cgroup namespace), one glob per \"/\"-separated component:\n"
 "  * ? [a-z] [!x] {web,db} \\c (literal c); a component \"**\" spans any depth\n"
@@ -201,15 +248,15 @@ static void cg2_check_pattern(const char *pat, size_t len)
  */
 static unsigned int cg2_rule_states;
 
-static void cgroup2_parse(struct xt_option_call *cb)
+static void cg2_parse(struct xt_option_call *cb, struct cg2_info info)
 {
-	struct xt_cgroup2_info *info = cb->data;
+	struct cg2_head *head = info.head;
 	const char *pat = cb->arg;
 	unsigned int states;
 	size_t len;
 
 	/* The set is inverted as a whole: "!" only before the first --path. */
-	if (cb->invert && info->count > 0)
+	if (cb->invert && head->count > 0)
 		xtables_error(PARAMETER_PROBLEM,
 			      "cgroup2: \"!\" before the second or a later "
 			      "--path: put one \"!\" before the first --path; "
@@ -218,7 +265,7 @@ static void cgroup2_parse(struct xt_option_call *cb)
 
 	len = strlen(pat);
 	cg2_check_pattern(pat, len);
-	if (info->count == 0)
+	if (head->count == 0)
 		cg2_rule_states = 0;
 	/* Built by cg2_check_pattern() above: this only reads its price. */
 	states = cg2_rule_states + cg2_cost(pat, len, cg2_user_work());
@@ -227,19 +274,31 @@ static void cgroup2_parse(struct xt_option_call *cb)
 			       "matcher states, more than %u: spread them over "
 			       "several rules", states, XT_CGROUP2_MAX_STATES);
 
-	if (info->count >= XT_CGROUP2_MAX_PATTERNS)
+	if (head->count >= XT_CGROUP2_MAX_PATTERNS)
 		cg2_path_error(pat, "one --path too many: a rule holds at "
 			       "most %u patterns", XT_CGROUP2_MAX_PATTERNS);
-	if (len + 1 > sizeof(info->patterns) - info->len)
+	if (len + 1 > info.size - head->len)
 		cg2_path_error(pat, "does not fit: the patterns of one rule "
-			       "take at most %u bytes, one NUL after each",
-			       XT_CGROUP2_PATTERNS_SIZE);
+			       "take at most %zu bytes, one NUL after each%s",
+			       info.size, info.size < XT_CGROUP2_PATTERNS_SIZE ?
+			       " (XT_CGROUP2_REVISION=0 in the environment "
+			       "gives 2048, at 4 times the memory a rule)" : "");
 	cg2_rule_states = states;
-	memcpy(info->patterns + info->len, pat, len + 1);
-	info->len += len + 1;
-	info->count++;
+	memcpy(head->patterns + head->len, pat, len + 1);
+	head->len += len + 1;
+	head->count++;
 	if (cb->invert)
-		info->flags |= XT_CGROUP2_INVERT;
+		head->flags |= XT_CGROUP2_INVERT;
+}
+
+static void cgroup2_parse_v0(struct xt_option_call *cb)
+{
+	cg2_parse(cb, cg2_info(cb->data, 0));
+}
+
+static void cgroup2_parse_v1(struct xt_option_call *cb)
+{
+	cg2_parse(cb, cg2_info(cb->data, 1));
 }
 
 /*
@@ -423,7 +482,7 @@ static void cg2_check_exists(const char *pat)
 	}
 }
 
-static void cg2_check_all(const struct xt_cgroup2_info *info)
+static void cg2_check_all(struct cg2_info info)
 {
 	const char *pat;
 
@@ -434,11 +493,9 @@ static void cg2_check_all(const struct xt_cgroup2_info *info)
 			cg2_check_exists(pat);
 }
 
-static void cgroup2_check(struct xt_fcheck_call *cb)
+static void cg2_check(struct xt_fcheck_call *cb, struct cg2_info info)
 {
-	const struct xt_cgroup2_info *info = cb->data;
-
-	if (!(cb->xflags & (1 << O_PATH)) || info->count == 0)
+	if (!(cb->xflags & (1 << O_PATH)) || info.head->count == 0)
 		xtables_error(PARAMETER_PROBLEM,
 			      "cgroup2: --path PATTERN is required");
 	if (cg2_translating())
@@ -446,14 +503,25 @@ static void cgroup2_check(struct xt_fcheck_call *cb)
 	cg2_check_all(info);
 }
 
+static void cgroup2_check_v0(struct xt_fcheck_call *cb)
+{
+	cg2_check(cb, cg2_info(cb->data, 0));
+}
+
+static void cgroup2_check_v1(struct xt_fcheck_call *cb)
+{
+	cg2_check(cb, cg2_info(cb->data, 1));
+}
+
 static void cgroup2_print(const void *ip __unused,
 			  const struct xt_entry_match *match,
 			  int numeric __unused)
 {
-	const struct xt_cgroup2_info *info = (const void *)match->data;
+	struct cg2_info info = cg2_entry_info(match);
 	const char *pat, *sep = " ";
 
-	printf(" cgroup2 %spath", info->flags & XT_CGROUP2_INVERT ? "! " : "");
+	printf(" cgroup2 %spath",
+	       info.head->flags & XT_CGROUP2_INVERT ? "! " : "");
 	for_each_pattern(pat, info) {
 		fputs(sep, stdout);
 		cg2_print_pattern(stdout, pat, 0, false);
@@ -464,10 +532,10 @@ static void cgroup2_print(const void *ip __unused,
 static void cgroup2_save(const void *ip __unused,
 			 const struct xt_entry_match *match)
 {
-	const struct xt_cgroup2_info *info = (const void *)match->data;
+	struct cg2_info info = cg2_entry_info(match);
 	const char *pat;
 
-	if (info->flags & XT_CGROUP2_INVERT)
+	if (info.head->flags & XT_CGROUP2_INVERT)
 		printf(" !");
 	for_each_pattern(pat, info) {
 		printf(" --path");
@@ -476,8 +544,7 @@ static void cgroup2_save(const void *ip __unused,
 }
 
 /* Why the patterns have no nft equivalent, or NULL when they have one. */
-static const char *cg2_xlate_obstacle(const struct xt_cgroup2_info *info,
-				      int *depth)
+static const char *cg2_xlate_obstacle(struct cg2_info info, int *depth)
 {
 	char path[XT_CGROUP2_PATTERNS_SIZE];
 	const char *pat;
@@ -487,7 +554,7 @@ static const char *cg2_xlate_obstacle(const struct xt_cgroup2_info *info,
 	 * nft's "level N != X" never matches a socket above level N (the root
 	 * cgroup, say): it would drop what "! --path" matches.
 	 */
-	if (info->flags & XT_CGROUP2_INVERT)
+	if (info.head->flags & XT_CGROUP2_INVERT)
 		return "an inverted match exactly (\"!=\" skips sockets above the pattern's level)";
 	*depth = -1;
 	for_each_pattern(pat, info) {
@@ -528,7 +595,7 @@ static void cg2_xlate_string(struct xt_xlate *xl, const char *s, const char *q)
 static int cgroup2_xlate(struct xt_xlate *xl,
 			 const struct xt_xlate_mt_params *params)
 {
-	const struct xt_cgroup2_info *info = (const void *)params->match->data;
+	struct cg2_info info = cg2_entry_info(params->match);
 	char path[XT_CGROUP2_PATTERNS_SIZE], comment[256];
 	const char *q = cg2_xlate_quote(params), *why, *pat, *old;
 	size_t qlen = strlen(q), olen;
@@ -550,10 +617,10 @@ static int cgroup2_xlate(struct xt_xlate *xl,
 	}
 
 	xt_xlate_add(xl, "socket cgroupv2 level %d ", depth);
-	if (info->count > 1)
+	if (info.head->count > 1)
 		cg2_xlate_add_nospc(xl, "{ ");
 	for_each_pattern(pat, info) {
-		if (pat != info->patterns)
+		if (pat != info.head->patterns)
 			cg2_xlate_add_nospc(xl, ", ");
 		if (depth == 0)
 			snprintf(path, sizeof(path), "/");
@@ -561,7 +628,7 @@ static int cgroup2_xlate(struct xt_xlate *xl,
 			cg2_literal_path(pat, path, sizeof(path));
 		cg2_xlate_string(xl, path, q);
 	}
-	if (info->count > 1)
+	if (info.head->count > 1)
 		cg2_xlate_add_nospc(xl, " }");
 
 	/*
@@ -586,23 +653,57 @@ static int cgroup2_xlate(struct xt_xlate *xl,
 	return 1;
 }
 
-static struct xtables_match cgroup2_match = {
-	.family		= NFPROTO_UNSPEC,
-	.name		= "cgroup2",
-	.revision	= 0,
-	.version	= XTABLES_VERSION,
-	.size		= XT_ALIGN(sizeof(struct xt_cgroup2_info)),
-	.userspacesize	= offsetof(struct xt_cgroup2_info, priv),
-	.help		= cgroup2_help,
-	.print		= cgroup2_print,
-	.save		= cgroup2_save,
-	.x6_parse	= cgroup2_parse,
-	.x6_fcheck	= cgroup2_check,
-	.x6_options	= cgroup2_opts,
-	.xlate		= cgroup2_xlate,
+static struct xtables_match cgroup2_mt_reg[] = {
+	{
+		.family		= NFPROTO_UNSPEC,
+		.name		= "cgroup2",
+		.revision	= 0,
+		.version	= XTABLES_VERSION,
+		.size		= XT_ALIGN(sizeof(struct xt_cgroup2_info)),
+		.userspacesize	= offsetof(struct xt_cgroup2_info, priv),
+		.help		= cgroup2_help,
+		.print		= cgroup2_print,
+		.save		= cgroup2_save,
+		.x6_parse	= cgroup2_parse_v0,
+		.x6_fcheck	= cgroup2_check_v0,
+		.x6_options	= cgroup2_opts,
+		.xlate		= cgroup2_xlate,
+	},
+	{
+		.family		= NFPROTO_UNSPEC,
+		.name		= "cgroup2",
+		.revision	= 1,
+		.version	= XTABLES_VERSION,
+		.size		= XT_ALIGN(sizeof(struct xt_cgroup2_info_v1)),
+		.userspacesize	= offsetof(struct xt_cgroup2_info_v1, priv),
+		.help		= cgroup2_help,
+		.print		= cgroup2_print,
+		.save		= cgroup2_save,
+		.x6_parse	= cgroup2_parse_v1,
+		.x6_fcheck	= cgroup2_check_v1,
+		.x6_options	= cgroup2_opts,
+		.xlate		= cgroup2_xlate,
+	},
 };
 
+/*
+ * iptables uses one revision for every rule of a command: the newest the
+ * kernel has.  A rule set with a rule whose patterns outgrow revision 1
+ * loads as revision 0 with XT_CGROUP2_REVISION=0; "1" asks for revision 1
+ * alone.  Anything else is ignored, with a word why.
+ */
 static void __attribute__((constructor)) cgroup2_mt_ldr(void)
 {
-	xtables_register_match(&cgroup2_match);
+	const char *want = getenv("XT_CGROUP2_REVISION");
+	size_t i;
+
+	for (i = 0; i < sizeof(cgroup2_mt_reg) / sizeof(*cgroup2_mt_reg); i++) {
+		if (want && (!strcmp(want, "0") || !strcmp(want, "1")) &&
+		    cgroup2_mt_reg[i].revision != want[0] - '0')
+			continue;
+		xtables_register_match(&cgroup2_mt_reg[i]);
+	}
+	if (want && strcmp(want, "0") && strcmp(want, "1"))
+		fprintf(stderr, "cgroup2: XT_CGROUP2_REVISION=%s ignored: "
+			"it is 0 or 1\n", want);
 }

@@ -415,11 +415,33 @@ if [ $rc -eq 0 ] && [ -z "$out" ]; then
 	skipped=$((skipped + 1))
 fi
 
+# revision 1 FILE: run FILE as against today's module, which has revisions
+# 0 and 1 (so iptables picks 1): the extension offers only 1 and the fake
+# kernel claims both, on every iptables version.
+revision1() {
+	[ -e "$BUILD/xtkernrev.so" ] ||
+		{ echo "run-t.sh: $BUILD/xtkernrev.so missing: run make xtkernrev.so" >&2; exit 2; }
+	(
+		export XT_CGROUP2_REVISION=1 XTKERNREV_CGROUP2=1
+		export LD_PRELOAD=$BUILD/xtkernrev.so
+		run_t "$1"
+		echo "$pass $failed" >"$TMP/v1.counts"
+	)
+	read -r pass failed <"$TMP/v1.counts"
+}
+
+# Every other file tests revision 0, the one a kernel without the module
+# claims (iptables 1.8.8 and later; xtkernrev.so for 1.8.7), for every
+# tool: iptables-translate asks no kernel and would take revision 1.
+export XT_CGROUP2_REVISION=0
+
 files=("$@")
-[ ${#files[@]} -gt 0 ] || files=("$HERE/cgroup2.t" "$HERE/cgroup2.txlate" warnings
+[ ${#files[@]} -gt 0 ] || files=("$HERE/cgroup2.t" "$HERE/cgroup2-v1.t"
+				   "$HERE/cgroup2.txlate" warnings
 				   "$HERE/CGROUP2LOG.t" "$HERE/CGROUP2LOG.txlate")
 for f in "${files[@]}"; do
 	case $f in
+	*-v1.t) revision1 "$f" ;;
 	*.t) run_t "$f" ;;
 	*.txlate) run_txlate "$f" ;;
 	warnings) run_warn ;;

@@ -2,7 +2,8 @@
 /*
  * xtkernrev.so: LD_PRELOAD=.../xtkernrev.so iptables...  makes iptables
  * believe the kernel has revision 0 of the match "cgroup2" and the target
- * "CGROUP2LOG", as it does once xt_cgroup2.ko is loaded.
+ * "CGROUP2LOG", as it does once xt_cgroup2.ko is loaded; with
+ * XTKERNREV_CGROUP2=1, revisions 0 and 1 of "cgroup2", as today's module.
  *
  * iptables 1.8.7 asks the kernel which revision of an extension it supports
  * (a getsockopt for legacy, nfnetlink for nft) and refuses to load one the
@@ -14,15 +15,26 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <xtables.h>
 
 static int (*real_compat_rev)(const char *name, uint8_t rev, int opt);
 
+/* The newest revision of cgroup2 to claim: XTKERNREV_CGROUP2, else 0. */
+static int cgroup2_max_rev(void)
+{
+	const char *max = getenv("XTKERNREV_CGROUP2");
+
+	return max && strcmp(max, "1") == 0 ? 1 : 0;
+}
+
 static int fake_compat_rev(const char *name, uint8_t rev, int opt)
 {
-	if (strcmp(name, "cgroup2") == 0 || strcmp(name, "CGROUP2LOG") == 0)
+	if (strcmp(name, "cgroup2") == 0)
+		return rev <= cgroup2_max_rev();
+	if (strcmp(name, "CGROUP2LOG") == 0)
 		return rev == 0;
 	return real_compat_rev ? real_compat_rev(name, rev, opt) : 1;
 }

@@ -2,8 +2,8 @@
 /*
  * libFuzzer target: libxt_cgroup2's option parsing, print, save and
  * translate (iptables-ext/libxt_cgroup2.c, included whole: its functions
- * are static).  Input: the first byte's low bit is "!", then one --path
- * argument a line.  Parse errors end in xtables_error(), which this target
+ * are static).  Input: the first byte's low bit is "!", the next picks
+ * revision 1 over 0, then one --path argument a line.  Parse errors end in xtables_error(), which this target
  * turns into a longjmp; an accepted rule is printed, saved and translated,
  * and its save line must give back every pattern byte for byte.
  */
@@ -67,9 +67,9 @@ static const char *unquote_next(const char *s, char *out, size_t size)
 /* The save line must give back each pattern exactly. */
 static void check_save(const struct xt_entry_match *m)
 {
-	const struct xt_cgroup2_info *info = (const void *)m->data;
+	struct cg2_info info = cg2_entry_info(m);
 	char *line = NULL, pat[CG2_MAX_PATTERN_LEN + 2];
-	const char *p = info->patterns, *s;
+	const char *p = info.head->patterns, *s;
 	size_t size = 0;
 	FILE *saved = stdout;
 	unsigned int i;
@@ -78,7 +78,7 @@ static void check_save(const struct xt_entry_match *m)
 	cgroup2_save(NULL, m);
 	fclose(stdout);
 	stdout = saved;
-	for (i = 0, s = line; i < info->count; i++, p += strlen(p) + 1) {
+	for (i = 0, s = line; i < info.head->count; i++, p += strlen(p) + 1) {
 		s = unquote_next(s, pat, sizeof(pat));
 		if (!s || strcmp(pat, p))
 			abort();	/* iptables-restore would read back another rule */
@@ -100,10 +100,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct xt_entry_match *m;
 	struct xt_option_call cb = { 0 };
 	char *text, *arg, *save;
+	unsigned int rev;
 
 	if (size < 1)
 		return 0;
-	m = calloc(1, sizeof(*m) + XT_ALIGN(sizeof(struct xt_cgroup2_info)));
+	rev = data[0] >> 1 & 1;
+	m = calloc(1, sizeof(*m) + (rev ? XT_ALIGN(sizeof(struct xt_cgroup2_info_v1)) :
+					  XT_ALIGN(sizeof(struct xt_cgroup2_info))));
+	m->u.user.revision = rev;
 	text = strndup((const char *)data + 1, size - 1);
 	cb.entry = &cgroup2_opts[0];
 	cb.ext_name = "cgroup2";
@@ -114,11 +118,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (arg = strtok_r(text, "\n", &save); arg; arg = strtok_r(NULL, "\n", &save)) {
 			/* libxtables checks getopt's optarg for the argument. */
 			cb.arg = optarg = arg;
-			cgroup2_parse(&cb);
+			cg2_parse(&cb, cg2_entry_info(m));
 			cb.xflags |= 1 << O_PATH;
 			cb.invert = false;
 		}
-		if (((struct xt_cgroup2_info *)m->data)->count) {
+		if (cg2_entry_info(m).head->count) {
 			cgroup2_print(NULL, m, 0);
 			check_save(m);
 			translate(m);

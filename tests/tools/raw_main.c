@@ -48,7 +48,9 @@ static int setup_error(const char *what, int err)
 /* --get-match: print what the kernel hands out for the first match. */
 static int get_match(const struct raw_fam *f, const struct raw_opts *o)
 {
-	const size_t priv = offsetof(struct xt_cgroup2_info, priv);
+	const size_t priv = o->revision == 1 ?
+			    offsetof(struct xt_cgroup2_info_v1, priv) :
+			    offsetof(struct xt_cgroup2_info, priv);
 	unsigned char *data = NULL;
 	char what[128];
 	size_t size, i, nonzero = 0;
@@ -86,10 +88,10 @@ static int get_match(const struct raw_fam *f, const struct raw_opts *o)
 		free(data);
 		return 0;
 	}
-	if (size < sizeof(struct xt_cgroup2_info)) {
+	if (size <= priv) {
 		free(data);
-		printf("error: %zu bytes of data, less than struct xt_cgroup2_info\n",
-		       size);
+		printf("error: %zu bytes of data, not past priv (revision %u)\n",
+		       size, o->revision);
 		return RAW_EXIT_SETUP;
 	}
 	for (i = priv; i < size; i++)

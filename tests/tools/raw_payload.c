@@ -17,8 +17,12 @@
 /* Payload size iptables would use for the matches we know; 0: unknown. */
 static size_t known_size(const char *match, unsigned int rev)
 {
-	if (!strcmp(match, "cgroup2"))
-		return XT_ALIGN(sizeof(struct xt_cgroup2_info));
+	if (!strcmp(match, "cgroup2")) {
+		switch (rev) {
+		case 0: return XT_ALIGN(sizeof(struct xt_cgroup2_info));
+		case 1: return XT_ALIGN(sizeof(struct xt_cgroup2_info_v1));
+		}
+	}
 	if (!strcmp(match, "cgroup")) {
 		switch (rev) {
 		case 0: return XT_ALIGN(sizeof(struct xt_cgroup_info_v0));
@@ -29,9 +33,19 @@ static size_t known_size(const char *match, unsigned int rev)
 	return 0;
 }
 
+/*
+ * Revision 1 has the fields of revision 0 with less room for patterns:
+ * both are packed in a struct xt_cgroup2_info, within the room of theirs.
+ */
+static size_t room(const struct raw_opts *o)
+{
+	return o->revision == 1 ? XT_CGROUP2_PATTERNS_SIZE_V1 :
+				  XT_CGROUP2_PATTERNS_SIZE;
+}
+
 static int pack_patterns(const struct raw_opts *o, struct xt_cgroup2_info *ci)
 {
-	size_t used = 0, n;
+	size_t used = 0, n, size = room(o);
 	unsigned int count = 0;
 	int i;
 
@@ -41,10 +55,10 @@ static int pack_patterns(const struct raw_opts *o, struct xt_cgroup2_info *ci)
 		if (hex_decode(o->pattern_hex, &bytes, &n))
 			return raw_usage("--pattern-bytes: '%s' is not a hex string",
 				     o->pattern_hex);
-		if (n > sizeof(ci->patterns)) {
+		if (n > size) {
 			free(bytes);
 			return raw_usage("--pattern-bytes: %zu bytes, patterns[] holds %zu",
-				     n, sizeof(ci->patterns));
+				     n, size);
 		}
 		memcpy(ci->patterns, bytes, n);
 		free(bytes);
@@ -54,9 +68,9 @@ static int pack_patterns(const struct raw_opts *o, struct xt_cgroup2_info *ci)
 	}
 	for (i = 0; i < o->npatterns; i++) {
 		n = strlen(o->patterns[i]) + 1;
-		if (used + n > sizeof(ci->patterns))
+		if (used + n > size)
 			return raw_usage("--patterns: '%s' does not fit in the %zu bytes of patterns[] (fake it with --len/--count)",
-				     o->patterns[i], sizeof(ci->patterns));
+				     o->patterns[i], size);
 		memcpy(ci->patterns + used, o->patterns[i], n);
 		used += n;
 		count++;
@@ -68,9 +82,9 @@ static int pack_patterns(const struct raw_opts *o, struct xt_cgroup2_info *ci)
 			fprintf(stderr, "xt_cgroup2_raw: --no-nul: no final NUL to drop\n");
 	}
 	if (o->trailing_garbage) {
-		if (used >= sizeof(ci->patterns))
+		if (used >= size)
 			fprintf(stderr, "xt_cgroup2_raw: --trailing-garbage: no room after the patterns\n");
-		memset(ci->patterns + used, 'G', sizeof(ci->patterns) - used);
+		memset(ci->patterns + used, 'G', size - used);
 	}
 	ci->count = count;
 	ci->len = used;
