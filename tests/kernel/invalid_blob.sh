@@ -88,14 +88,27 @@ blob "inner NUL, count 1" "$EINVAL" "${X}2 bytes follow the last of 1 patterns$"
 	--pattern-bytes 61006200 --count 1
 blob "wrong data size" "$EINVAL" 'x_tables: ip_tables: cgroup2\.0 match: invalid size 8 \(kernel\) != \(user\) 2064$|invalid size 2064 \(kernel\) != \(user\) 8$' \
 	--patterns a --data-size 8
-blob "unknown revision 1" "rejected: Protocol wrong type for socket" "" --revision 1 --patterns a
+# Revision 1: the same checks within its 512 bytes.
+blob "revision 1: len 513" "$ENAMETOOLONG" "${X}patterns take 513 bytes, more than 512$" \
+	--revision 1 --patterns a --len 513
+blob "revision 1: bytes after len" "$EINVAL" "${X}unused pattern bytes are not zero$" \
+	--revision 1 --patterns a --trailing-garbage
+blob "revision 1: revision 0's data size" "$EINVAL" 'x_tables: ip_tables: cgroup2\.1 match: invalid size 528 \(kernel\) != \(user\) 2064$|invalid size 2064 \(kernel\) != \(user\) 528$' \
+	--revision 1 --patterns a --data-size 2064
+blob "unknown revision 2" "rejected: Protocol wrong type for socket" "" --revision 2 --patterns a \
+	--data-size 528
 blob "IPv6 unknown flag" "$EINVAL" "${X}unknown flags 0x4$" -6 --flags 4 --patterns a
 blob "IPv6 bad pattern" "$EINVAL" "${X}pattern 1 \"\.\" has a" -6 --patterns .
 
 # Valid blobs are accepted and show up as rules.
 blob "valid: two patterns" accepted "" --patterns a 'b/*'
 expect_grep "valid blob saves as a rule" '^-A OUTPUT -m cgroup2 --path a --path "b/\*" -j ACCEPT$' \
+	"$(XT_CGROUP2_REVISION=0 iptables-legacy-save -t filter)"
+blob "valid: revision 1, two patterns" accepted "" --revision 1 --patterns a 'b/*'
+expect_grep "valid revision 1 blob saves as a rule" '^-A OUTPUT -m cgroup2 --path a --path "b/\*" -j ACCEPT$' \
 	"$(iptables-legacy-save -t filter)"
+blob "valid: revision 1, 512 bytes" accepted "" --revision 1 \
+	--patterns "$(printf 'a%.0s' $(seq 255))" "$(printf 'b%.0s' $(seq 255))"
 blob "valid: inverted, 64 patterns" accepted "" --flags 1 --patterns $(seq 64)
 blob "valid: 2048 bytes" accepted "" --patterns "$(printf 'a%.0s' $(seq 1023))" "$(printf 'b%.0s' $(seq 1023))"
 # Costly before the compiled matcher (seconds per new cgroup), cheap now.

@@ -10,6 +10,8 @@
 need_module
 drop_unreach
 set -f
+# Patterns of up to 513 bytes: revision 0's, for every iptables command.
+export XT_CGROUP2_REVISION=0
 
 P=9321
 DEPTH=40

@@ -15,7 +15,7 @@ expect_ok "insert inverted pair" iptables-legacy -w -A OUTPUT "${r[@]}" \
 	! --path a --path b/c -m comment --comment none
 # 64 patterns, only the last one matches: every pattern is looked at.
 many=()
-for i in $(seq 63); do many+=(--path "nothere$i"); done
+for i in $(seq 63); do many+=(--path "n$i"); done
 expect_ok "insert 64 patterns" iptables-legacy -w -A OUTPUT "${r[@]}" "${many[@]}" --path h \
 	-m comment --comment last-of-64
 # Past the automaton's budget (4^7 states): judged pattern by pattern.
