@@ -207,10 +207,17 @@ struct cg2_blob {
 	unsigned int	size;		/* of @patterns */
 };
 
-#define CG2_BLOB(info)	((struct cg2_blob) {				\
-	.flags = (info)->flags, .count = (info)->count,			\
-	.len = (info)->len, .patterns = (info)->patterns,		\
-	.size = sizeof((info)->patterns) })
+static struct cg2_blob cg2_blob_v0(const struct xt_cgroup2_info *info)
+{
+	return (struct cg2_blob) { info->flags, info->count, info->len,
+				   info->patterns, sizeof(info->patterns) };
+}
+
+static struct cg2_blob cg2_blob_v1(const struct xt_cgroup2_info_v1 *info)
+{
+	return (struct cg2_blob) { info->flags, info->count, info->len,
+				   info->patterns, sizeof(info->patterns) };
+}
 
 /*
  * Scratch of one rule's checks, from one allocation: the pattern work
@@ -483,7 +490,8 @@ static struct cg2_rule *cg2_mt_check(const struct xt_mtchk_param *par,
 static int cgroup2_mt_check_v0(const struct xt_mtchk_param *par)
 {
 	struct xt_cgroup2_info *info = par->matchinfo;
-	struct cg2_rule *rule = cg2_mt_check(par, &CG2_BLOB(info));
+	struct cg2_blob b = cg2_blob_v0(info);
+	struct cg2_rule *rule = cg2_mt_check(par, &b);
 
 	if (IS_ERR(rule))
 		return PTR_ERR(rule);
@@ -494,7 +502,8 @@ static int cgroup2_mt_check_v0(const struct xt_mtchk_param *par)
 static int cgroup2_mt_check_v1(const struct xt_mtchk_param *par)
 {
 	struct xt_cgroup2_info_v1 *info = par->matchinfo;
-	struct cg2_rule *rule = cg2_mt_check(par, &CG2_BLOB(info));
+	struct cg2_blob b = cg2_blob_v1(info);
+	struct cg2_rule *rule = cg2_mt_check(par, &b);
 
 	if (IS_ERR(rule))
 		return PTR_ERR(rule);
