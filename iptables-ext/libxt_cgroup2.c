@@ -67,10 +67,19 @@ static struct cg2_info cg2_info(const void *data, unsigned int revision)
 	return info;
 }
 
-/* A rule's match, as iptables read it from the kernel or built it. */
+/*
+ * A rule's match, as iptables read it from the kernel or built it; never
+ * past its end (iptables 1.8.7 prints a rule of any revision with ours).
+ */
 static struct cg2_info cg2_entry_info(const struct xt_entry_match *m)
 {
-	return cg2_info(m->data, m->u.user.revision);
+	struct cg2_info info = cg2_info(m->data, m->u.user.revision);
+	size_t head = XT_ALIGN(sizeof(*m)) + sizeof(struct cg2_head);
+	size_t room = m->u.match_size > head ? m->u.match_size - head : 0;
+
+	if (info.size > room)
+		info.size = room;
+	return info;
 }
 
 #ifndef __unused

@@ -101,12 +101,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct xt_option_call cb = { 0 };
 	char *text, *arg, *save;
 	unsigned int rev;
+	size_t msize;
 
 	if (size < 1)
 		return 0;
 	rev = data[0] >> 1 & 1;
-	m = calloc(1, sizeof(*m) + (rev ? XT_ALIGN(sizeof(struct xt_cgroup2_info_v1)) :
-					  XT_ALIGN(sizeof(struct xt_cgroup2_info))));
+	msize = XT_ALIGN(sizeof(*m)) + (rev ? XT_ALIGN(sizeof(struct xt_cgroup2_info_v1)) :
+					     XT_ALIGN(sizeof(struct xt_cgroup2_info)));
+	m = calloc(1, msize);
+	m->u.match_size = msize;
 	m->u.user.revision = rev;
 	text = strndup((const char *)data + 1, size - 1);
 	cb.entry = &cgroup2_opts[0];
