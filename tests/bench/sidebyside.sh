@@ -133,34 +133,35 @@ for c in "${CGROUPS[@]}"; do
 done
 bash "$HOOK" 0
 
-# med KEY: the median of ns[KEY] (cost) or pps[KEY] with PPS set.
-med() {
-	# shellcheck disable=SC2086
-	if [[ ${PPS-} ]]; then median ${pps[$1]}; else median ${ns[$1]}; fi
-}
+# med_ns KEY, med_pps KEY: the median cost over no rules, the median rate.
+# shellcheck disable=SC2086
+med_ns() { median ${ns[$1]}; }
+# shellcheck disable=SC2086
+med_pps() { median ${pps[$1]}; }
 echo "CSV sidebyside,cgroups,rules,in-tree pps,cgroup2 pps,nft socket pps,nft set pps,bpf pps,in-tree ns,cgroup2 ns,nft socket ns,nft set ns,bpf ns"
 for c in "${CGROUPS[@]}"; do
-	echo "CSV sidebyside,$c,0$(for m in "${MECHS[@]}"; do printf ',%s' "$(PPS=1 med "$c.none")"; done)$(for m in "${MECHS[@]}"; do printf ',0'; done)"
+	none=$(med_pps "$c.none")
+	echo "CSV sidebyside,$c,0$(for m in "${MECHS[@]}"; do printf ',%s' "$none"; done)$(for m in "${MECHS[@]}"; do printf ',0'; done)"
 	for n in "${RULES[@]}"; do
 		printf 'CSV sidebyside,%s,%s' "$c" "$n"
-		for m in "${MECHS[@]}"; do printf ',%s' "$(PPS=1 med "$c.$m:$n")"; done
-		for m in "${MECHS[@]}"; do printf ',%s' "$(med "$c.$m:$n")"; done
+		for m in "${MECHS[@]}"; do printf ',%s' "$(med_pps "$c.$m:$n")"; done
+		for m in "${MECHS[@]}"; do printf ',%s' "$(med_ns "$c.$m:$n")"; done
 		echo
 	done
 done
 # One table per axis, for the plots: ns per datagram over no rules.
 echo "CSV sbs_rules,rules,in-tree -m cgroup,cgroup2,nft socket cgroupv2,nft set (nft-cgroupd),cgroup-skb BPF"
 for n in "${RULES[@]}"; do
-	echo "CSV sbs_rules,$n$(for m in "${MECHS[@]}"; do printf ',%s' "$(med "1.$m:$n")"; done)"
+	echo "CSV sbs_rules,$n$(for m in "${MECHS[@]}"; do printf ',%s' "$(med_ns "1.$m:$n")"; done)"
 done
 echo "CSV sbs_cgroups,cgroups,in-tree -m cgroup,cgroup2,nft socket cgroupv2,nft set (nft-cgroupd),cgroup-skb BPF"
 for c in "${CGROUPS[@]}"; do
-	echo "CSV sbs_cgroups,$c$(for m in "${MECHS[@]}"; do printf ',%s' "$(med "$c.$m:100")"; done)"
+	echo "CSV sbs_cgroups,$c$(for m in "${MECHS[@]}"; do printf ',%s' "$(med_ns "$c.$m:100")"; done)"
 done
 for c in "${CGROUPS[@]}"; do
 	for config in "${CONFIGS[@]}"; do
 		printf 'BENCH sidebyside %5d cgroups %-15s %7d datagrams/s, %7d ns over no rules (ns:%s)\n' \
-			"$c" "$config" "$(PPS=1 med "$c.$config")" "$(med "$c.$config")" "${ns[$c.$config]}"
+			"$c" "$config" "$(med_pps "$c.$config")" "$(med_ns "$c.$config")" "${ns[$c.$config]}"
 	done
 done
 finish
