@@ -409,7 +409,7 @@ t_acct_metrics_tmp() {
 		pass "metrics tmp: WATCHDOG=1 from the loop, every half period" ||
 		fail "metrics tmp: WATCHDOG=1 from the loop, every half period" "$(tr '\n' '|' <"$NOTIFY_OUT")"
 	kill -TERM "$DPID"
-	if wait_until 5 eval '! kill -0 "$DPID" 2>/dev/null'; then
+	if wait_until 5 exited "$DPID"; then
 		wait "$DPID"
 		local rc=$?
 		[ $rc = 0 ] && pass "metrics tmp: exits 0 on SIGTERM" ||

@@ -127,6 +127,19 @@ start_daemon() {
 	wait_until 5 grep -qs "initial sync" "$DLOG"
 }
 
+# alive PID: PID still runs.  kill -0 alone also finds a process that has
+# exited but that this shell has not reaped yet: bash reaps at its next
+# fork, and the waits here fork nothing (see nap), so a daemon that exits
+# stays a zombie until the next command that forks.
+alive() {
+	local stat
+	kill -0 "$1" 2>/dev/null || return 1
+	read -r stat <"/proc/$1/stat" 2>/dev/null || return 1
+	stat=${stat##*) }
+	[[ ${stat%% *} != Z ]]
+}
+exited() { ! alive "$1"; }
+
 stop_daemon() {
 	kill "$DPID" 2>/dev/null
 	wait "$DPID" 2>/dev/null

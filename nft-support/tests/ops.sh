@@ -125,7 +125,7 @@ t_notify() {
 	assert_log "sigusr1: the bindings" "state:   binding inet:t:s=nt/\* (argument 1)"
 	# (other tests' directories share $ROOT: the count is theirs too)
 	assert_log "sigusr1: the tree" "state: cgroup root $ROOT: [0-9]* cgroups, all watched"
-	kill -0 "$DPID" 2>/dev/null && pass "sigusr1: the daemon goes on" ||
+	alive "$DPID" && pass "sigusr1: the daemon goes on" ||
 		fail "sigusr1: the daemon goes on"
 	# the reload protocol: RELOADING=1 with MONOTONIC_USEC=, then READY=1
 	local after usec

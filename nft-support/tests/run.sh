@@ -166,7 +166,7 @@ t_abyss() {
 	"$HERE/deeptree" rm "$ROOT/abyss"
 	"$HERE/deeptree" rm "$ROOT/abyss2"
 	assert_set "abyss: the deep tree removed" inet:t:s "$ROOT/abyss"
-	kill -0 "$DPID" 2>/dev/null && pass "abyss: daemon alive" || fail "abyss: daemon alive" "$(tail -3 "$DLOG")"
+	alive "$DPID" && pass "abyss: daemon alive" || fail "abyss: daemon alive" "$(tail -3 "$DLOG")"
 	stop_daemon
 }
 
@@ -367,7 +367,7 @@ t_rootloss() {
 	assert_set "rootloss: a moved mount changes nothing" inet:t:s "$ROOT/rl/a" "$ROOT/rl/b" "$ROOT/rl/c"
 	$mnt umount -l "$TMPD/moved"
 	local rc=
-	wait_until 5 eval '! kill -0 $DPID 2>/dev/null' && { wait "$DPID"; rc=$?; }
+	wait_until 5 exited "$DPID" && { wait "$DPID"; rc=$?; }
 	[ "$rc" = 1 ] && grep -q "cgroup root $TMPD/bind was unmounted; exiting" "$DLOG" &&
 		pass "rootloss: unmount: exit 1 with a message" ||
 		fail "rootloss: unmount: exit 1 with a message" "rc=$rc $(tail -2 "$DLOG")"
@@ -379,7 +379,7 @@ t_rootloss() {
 	start_daemon rl2 --cgroup-root "$ROOT/rl2" 'inet:t:w=x' || { fail "rootloss: daemon started"; return; }
 	rmdir "$ROOT/rl2/x" "$ROOT/rl2"
 	rc=
-	wait_until 5 eval '! kill -0 $DPID 2>/dev/null' && { wait "$DPID"; rc=$?; }
+	wait_until 5 exited "$DPID" && { wait "$DPID"; rc=$?; }
 	[ "$rc" = 1 ] && grep -q "cgroup root $ROOT/rl2 is gone" "$DLOG" &&
 		pass "rootloss: root removed: exit 1 with a message" ||
 		fail "rootloss: root removed: exit 1 with a message" "rc=$rc $(tail -2 "$DLOG")"
