@@ -282,10 +282,16 @@ static void cg2_cache_bound(struct cg2_cache *cache)
 /* Under the lock: a new cache of @net, charged to the caller's memcg. */
 static struct cg2_cache *cg2_cache_new(const struct net *net)
 {
-	struct cg2_cache *cache = kzalloc(sizeof(*cache), GFP_KERNEL_ACCOUNT);
+	/* Power-of-two kmalloc sizes are size-aligned: room for a handle's id. */
+	struct cg2_cache *cache = kzalloc(roundup_pow_of_two(sizeof(*cache)),
+					  GFP_KERNEL_ACCOUNT);
 
 	if (!cache)
 		return NULL;
+	if ((unsigned long)cache & (CG2_CACHE_RULES - 1)) {
+		kfree(cache);
+		return NULL;
+	}
 	cache->memcg = get_mem_cgroup_from_mm(current->mm);
 	cache->table = cg2_table_alloc(cache, CG2_CACHE_MIN_BITS, GFP_KERNEL);
 	if (!cache->table) {
@@ -331,8 +337,12 @@ static struct cg2_cache *cg2_cache_with_free_id(const struct net *net,
 	return NULL;
 }
 
-/* A verdict cache of @net for one more rule, and the rule's id in it. */
-int cg2_cache_join(struct cg2_verdicts *v, const struct net *net)
+/*
+ * A verdict cache of @net for one more rule, and the rule's id in it,
+ * which cg2_handle_owner() maps to @owner until the rule leaves.
+ */
+int cg2_cache_join(struct cg2_verdicts *v, const struct net *net,
+		   void *owner)
 {
 	struct cg2_cache *cache;
 	unsigned long gp;
@@ -356,6 +366,7 @@ int cg2_cache_join(struct cg2_verdicts *v, const struct net *net)
 	v->cache = cache;
 	v->id = find_first_zero_bit(cache->used, CG2_CACHE_RULES);
 	__set_bit(v->id, cache->used);
+	WRITE_ONCE(cache->owners[v->id], owner);
 	cache->users++;
 	cg2_cache_bound(cache);
 	mutex_unlock(&cg2_caches_lock);
@@ -373,6 +384,7 @@ void cg2_cache_leave(struct cg2_verdicts *v, bool reached)
 	bool last;
 
 	mutex_lock(&cg2_caches_lock);
+	WRITE_ONCE(cache->owners[v->id], NULL);
 	if (reached)
 		__set_bit(v->id, cache->retired);
 	else

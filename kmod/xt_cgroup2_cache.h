@@ -55,6 +55,8 @@ struct cg2_cache {
 	unsigned long		old;	/* replaced table, freed by @free_old */
 	struct rcu_work		free_old;
 	unsigned long		backoff;	/* next retry of a refused growth */
+	/* What each id in use belongs to (a compiled rule), for misses. */
+	void			*owners[CG2_CACHE_RULES];
 	/* Written on misses: kept off the line that every packet reads. */
 	atomic_t		fills ____cacheline_aligned_in_smp;
 	struct delayed_work	grow;
@@ -66,6 +68,34 @@ struct cg2_verdicts {
 	unsigned int		id;
 };
 
+/*
+ * A rule's verdicts as its match data names them: the cache's address with
+ * the id in its low bits (caches are aligned to CG2_CACHE_RULES bytes).  A
+ * packet whose verdict is cached then reads the match data, the cache and
+ * one set, never the rule itself: 1,000 distinct rules would otherwise add
+ * 1,000 scattered reads to every packet that meets them all.
+ */
+static inline unsigned long cg2_verdicts_handle(const struct cg2_verdicts *v)
+{
+	return (unsigned long)v->cache | v->id;
+}
+
+static inline struct cg2_verdicts cg2_handle_verdicts(unsigned long handle)
+{
+	return (struct cg2_verdicts) {
+		.cache	= (struct cg2_cache *)(handle & ~(CG2_CACHE_RULES - 1UL)),
+		.id	= handle & (CG2_CACHE_RULES - 1),
+	};
+}
+
+/* What cg2_cache_join() was given for the handle's id: valid while it is. */
+static inline void *cg2_handle_owner(unsigned long handle)
+{
+	struct cg2_verdicts v = cg2_handle_verdicts(handle);
+
+	return READ_ONCE(v.cache->owners[v.id]);
+}
+
 #define CG2_CACHEABLE(serial)	(!((serial) >> 48))
 /* A slot: serial << 16 | known << 8 | matched, a bit of each per rule. */
 #define CG2_SLOT_SERIAL_SHIFT	16
@@ -76,8 +106,11 @@ static_assert(BIT(CG2_CACHE_MIN_BITS - CG2_CACHE_WAY_BITS) >= CG2_CACHE_BLOCKS);
 static_assert(CG2_SLOT_SERIAL_SHIFT - CG2_SLOT_KNOWN_SHIFT ==
 	      BIT(CG2_CACHE_BLOCK_BITS));
 static_assert(BIT(CG2_CACHE_BLOCK_BITS) == CG2_SLOT_KNOWN_SHIFT);
+/* A handle keeps the id in the cache address's low bits. */
+static_assert(!(CG2_CACHE_RULES & (CG2_CACHE_RULES - 1)));
 
-int cg2_cache_join(struct cg2_verdicts *v, const struct net *net);
+int cg2_cache_join(struct cg2_verdicts *v, const struct net *net,
+		   void *owner);
 void cg2_cache_leave(struct cg2_verdicts *v, bool reached);
 void cg2_cache_put(const struct cg2_verdicts *v, u64 serial, bool verdict);
 

@@ -15,8 +15,9 @@
  * invalidating, and a cgroup created later, or again after a restart, is
  * a new number that misses the cache once.  The serial number lives in
  * struct cgroup itself (the id needs its kernfs node), so the common path
- * touches the socket's cgroup, the shared rule, its cache and one cache
- * line: one hash, a few atomic loads, no lock.
+ * touches the socket's cgroup, the verdict cache (named by the match data,
+ * see cg2_verdicts_handle()) and one line of its table: one hash, a few
+ * atomic loads, no lock, and no read of the rule itself.
  *
  * Revision 1 is revision 0 with a quarter of the room for patterns (see
  * include/uapi/xt_cgroup2.h): both are checked, shared and run by the
@@ -145,38 +146,53 @@ static bool cg2_judge(const struct cg2_rule *rule, struct cgroup *cgrp)
 	return false;
 }
 
+/* A rule's match data holds its verdicts' handle, not the rule. */
+static struct cg2_rule *cg2_priv_rule(const void *priv)
+{
+	return cg2_handle_owner((unsigned long)priv);
+}
+
+static void *cg2_rule_priv(const struct cg2_rule *rule)
+{
+	return (void *)cg2_verdicts_handle(&rule->verdicts);
+}
+
 /* A cache miss: judge the cgroup, then remember the verdict. */
-static noinline bool cg2_judge_miss(struct cg2_rule *rule,
+static noinline bool cg2_judge_miss(const void *priv,
+				    const struct cg2_verdicts *v,
 				    struct cgroup *cgrp, u64 serial)
 {
+	const struct cg2_rule *rule = cg2_priv_rule(priv);
 	bool verdict;
 
 	this_cpu_inc(cg2_judgements);
 	verdict = cg2_judge(rule, cgrp) ^
 		  !!(rule->share.key.flags & XT_CGROUP2_INVERT);
-	cg2_cache_put(&rule->verdicts, serial, verdict);
+	cg2_cache_put(v, serial, verdict);
 	return verdict;
 }
 
-static __always_inline bool cg2_cgroup_verdict(struct cg2_rule *rule,
+/* Cached, the verdict costs no read of the rule (cg2_verdicts_handle()). */
+static __always_inline bool cg2_cgroup_verdict(const void *priv,
 					       struct cgroup *cgrp)
 {
+	struct cg2_verdicts v = cg2_handle_verdicts((unsigned long)priv);
 	u64 serial = cgrp->self.serial_nr;
-	int cached = cg2_cache_get(&rule->verdicts, serial);
+	int cached = cg2_cache_get(&v, serial);
 
 	if (likely(cached >= 0))
 		return cached;
-	return cg2_judge_miss(rule, cgrp, serial);
+	return cg2_judge_miss(priv, &v, cgrp, serial);
 }
 
 static __always_inline bool cg2_mt(const struct sk_buff *skb,
 				   struct xt_action_param *par,
-				   struct cg2_rule *rule)
+				   const void *priv)
 {
 	struct cgroup *cgrp = cg2_packet_cgroup(skb, par);
 
 	/* No service's socket: no match, even when inverted. */
-	return cgrp && cg2_cgroup_verdict(rule, cgrp);
+	return cgrp && cg2_cgroup_verdict(priv, cgrp);
 }
 
 static bool cgroup2_mt_v0(const struct sk_buff *skb,
@@ -389,7 +405,7 @@ static struct cg2_rule *cg2_rule_new(const struct cg2_key *key,
 		return ERR_PTR(ret);
 	if (!rule)
 		return ERR_PTR(-ENOMEM);
-	ret = cg2_cache_join(&rule->verdicts, key->net);
+	ret = cg2_cache_join(&rule->verdicts, key->net, rule);
 	if (ret)
 		goto err_rule;
 	ret = cg2_share_init(&rule->share, key);
@@ -495,7 +511,7 @@ static int cgroup2_mt_check_v0(const struct xt_mtchk_param *par)
 
 	if (IS_ERR(rule))
 		return PTR_ERR(rule);
-	info->priv = rule;
+	info->priv = cg2_rule_priv(rule);
 	return 0;
 }
 
@@ -507,7 +523,7 @@ static int cgroup2_mt_check_v1(const struct xt_mtchk_param *par)
 
 	if (IS_ERR(rule))
 		return PTR_ERR(rule);
-	info->priv = rule;
+	info->priv = cg2_rule_priv(rule);
 	return 0;
 }
 
@@ -523,14 +539,14 @@ static void cgroup2_mt_destroy_v0(const struct xt_mtdtor_param *par)
 {
 	const struct xt_cgroup2_info *info = par->matchinfo;
 
-	cg2_mt_destroy(par, info->priv);
+	cg2_mt_destroy(par, cg2_priv_rule(info->priv));
 }
 
 static void cgroup2_mt_destroy_v1(const struct xt_mtdtor_param *par)
 {
 	const struct xt_cgroup2_info_v1 *info = par->matchinfo;
 
-	cg2_mt_destroy(par, info->priv);
+	cg2_mt_destroy(par, cg2_priv_rule(info->priv));
 }
 
 #define CG2_HOOKS	((1 << NF_INET_LOCAL_IN) | (1 << NF_INET_LOCAL_OUT) | \
