@@ -250,6 +250,59 @@ static void cg2_check_pattern(const char *pat, size_t len)
 }
 
 /*
+ * Patterns this process has checked, with their price in matcher states:
+ * restoring 1,000 rules over ten services checks ten patterns, not 1,000
+ * (the engine's check was half of what each such rule cost iptables-nft in
+ * userspace, callgrind).  Direct-mapped, so bounded: a pattern that loses
+ * its slot is only checked again.  @looked: cg2_check_exists() has run.
+ */
+#define CG2_SEEN_SLOTS	64
+
+static struct cg2_seen {
+	char		*pat;
+	unsigned int	states;
+	bool		looked;
+} cg2_seen[CG2_SEEN_SLOTS];
+
+static struct cg2_seen *cg2_seen_slot(const char *pat)
+{
+	unsigned int h = 2166136261u;	/* FNV-1a */
+	const char *c;
+
+	for (c = pat; *c; c++)
+		h = (h ^ (unsigned char)*c) * 16777619u;
+	return &cg2_seen[h % CG2_SEEN_SLOTS];
+}
+
+static struct cg2_seen *cg2_seen_find(const char *pat)
+{
+	struct cg2_seen *s = cg2_seen_slot(pat);
+
+	return s->pat && strcmp(s->pat, pat) == 0 ? s : NULL;
+}
+
+/* The price of @pat, checked once; exits with the engine's reason if bad. */
+static unsigned int cg2_pattern_states(const char *pat, size_t len)
+{
+	struct cg2_seen *s = cg2_seen_find(pat);
+	unsigned int states;
+	char *copy;
+
+	if (s)
+		return s->states;
+	cg2_check_pattern(pat, len);
+	/* Built by cg2_check_pattern() above: this only reads its price. */
+	states = cg2_cost(pat, len, cg2_user_work());
+	copy = strdup(pat);
+	if (copy) {		/* else only not remembered */
+		s = cg2_seen_slot(pat);
+		free(s->pat);
+		*s = (struct cg2_seen){ .pat = copy, .states = states };
+	}
+	return states;
+}
+
+/*
  * Matcher states of the patterns of the rule being parsed, which the
  * kernel budgets: each pattern is priced once, as it is parsed (a rule's
  * options are parsed in order, from an empty one), not again for each
@@ -273,11 +326,9 @@ static void cg2_parse(struct xt_option_call *cb, struct cg2_info info)
 	xtables_option_parse(cb);
 
 	len = strlen(pat);
-	cg2_check_pattern(pat, len);
 	if (head->count == 0)
 		cg2_rule_states = 0;
-	/* Built by cg2_check_pattern() above: this only reads its price. */
-	states = cg2_rule_states + cg2_cost(pat, len, cg2_user_work());
+	states = cg2_rule_states + cg2_pattern_states(pat, len);
 	if (states > XT_CGROUP2_MAX_STATES)
 		cg2_path_error(pat, "brings the patterns of this rule to %u "
 			       "matcher states, more than %u: spread them over "
@@ -491,6 +542,22 @@ static void cg2_check_exists(const char *pat)
 	}
 }
 
+/*
+ * Whether @pat's cgroup is still to be looked for: once per pattern that
+ * cg2_seen remembers (a missing one is reported once anyway).
+ */
+static bool cg2_first_look(const char *pat)
+{
+	struct cg2_seen *s = cg2_seen_find(pat);
+
+	if (!s)
+		return true;
+	if (s->looked)
+		return false;
+	s->looked = true;
+	return true;
+}
+
 static void cg2_check_all(struct cg2_info info)
 {
 	const char *pat;
@@ -498,7 +565,7 @@ static void cg2_check_all(struct cg2_info info)
 	if (cg2_restore_testing())
 		return;		/* the real load that follows says it */
 	for_each_pattern(pat, info)
-		if (cg2_is_literal(pat))
+		if (cg2_is_literal(pat) && cg2_first_look(pat))
 			cg2_check_exists(pat);
 }
 

@@ -66,6 +66,8 @@
 -m cgroup2 --path "**/%{*?*127}b" --path "x/%{*a*127}c" --path "%{a*200}/b";=;OK
 -m cgroup2 --path "%{*a*128}";;FAIL;cgroup2: --path "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a...": needs more than 256 matcher states
 -m cgroup2 --path "**/%{*?*127}b" --path "x/%{*a*127}c" --path "y/*";;FAIL;cgroup2: --path "y/*": brings the patterns of this rule to 514 matcher states, more than 512: spread them over several rules
+# a pattern is checked once a process and then priced from memory: still summed
+-m cgroup2 --path "x/%{*a*100}c" --path "x/%{*a*100}c" --path "x/%{*a*100}c";;FAIL;cgroup2: --path "x/*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a...": brings the patterns of this rule to 606 matcher states, more than 512: spread them over several rules
 # tables: a row per set of states alive at once, 254 rows at most
 -m cgroup2 --path "x/*a??????";=;OK
 -m cgroup2 --path "x/*a???????";;FAIL;cgroup2: --path "x/*a???????": compiles to more than 254 matcher states in a component or 8 KiB of matcher tables
